@@ -1,0 +1,26 @@
+//! # a2a-core
+//!
+//! The A2A wire, with no I/O of its own: JSON-RPC 2.0 envelopes ([`jsonrpc`]), the
+//! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
+//! negotiation ([`version`]), the agent card ([`card`]) and the error tables ([`error`]).
+//!
+//! ```
+//! use a2a_core::{jsonrpc, version};
+//!
+//! let body = br#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}"#;
+//! let request = jsonrpc::parse_request(body).unwrap();
+//! let requested = version::negotiate(None, None).unwrap();
+//! let (speaks, operation) = version::resolve_method(&request.method, requested).unwrap();
+//! assert_eq!(speaks, version::ProtocolVersion::V0_3);
+//! assert_eq!(operation, version::Operation::Send);
+//! ```
+
+pub mod card;
+pub mod error;
+pub mod jsonrpc;
+pub mod model;
+pub mod version;
+pub mod wire;
+
+pub use error::{Error, ErrorCode, ErrorProfile, Refusal};
+pub use version::{Operation, ProtocolVersion};

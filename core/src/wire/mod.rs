@@ -1,0 +1,43 @@
+//! The two wire versions: serde types exactly as each specification writes them, and
+//! lossless conversion to and from [`crate::model`].
+//!
+//! Parsing reports the path of the offending member, rooted at `params`
+//! (`params.message.parts[1]`), as a -32602 [`Error`].
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::error::Error;
+
+pub mod v0_3;
+pub mod v1_0;
+
+/// Deserializes a method's `params` into `T`, naming the offending member on failure.
+///
+/// Absent params are refused with -32602 (every A2A method takes params).
+pub fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
+    let Some(raw) = params else {
+        return Err(Error::invalid_params("params: required"));
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let location = if path == "." {
+            "params".to_owned()
+        } else {
+            format!("params.{path}")
+        };
+        Error::invalid_params(format!("{location}: {}", describe(&inner)))
+    })
+}
+
+/// serde_json's message without its " at line 1 column 57" suffix, which means nothing to
+/// a caller who sees the path instead.
+fn describe(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(cut) if error.line() > 0 => text[..cut].to_owned(),
+        _ => text,
+    }
+}

@@ -1,0 +1,1 @@
+//! A2A v0.3 wire types.

@@ -1,0 +1,1 @@
+//! Helpers for the workspace-level tests that run the real binaries.

@@ -1,1 +1,0 @@
-//! A2A v1.0 wire types.

@@ -1,0 +1,153 @@
+//! Push notifications: the flat `TaskPushNotificationConfig` and its `AuthenticationInfo`.
+
+use serde::{Deserialize, Serialize};
+
+use super::de as helpers;
+use crate::model;
+
+/// A push-notification configuration: flat in v1.0 (no nested config object).
+///
+/// The params and the result of `CreateTaskPushNotificationConfig`, and the
+/// `taskPushNotificationConfig` of a send (where `taskId` is left out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskPushNotificationConfig {
+    /// `tenant`: accepted and ignored (the model has no tenant).
+    #[serde(
+        default,
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub tenant: Option<String>,
+    /// `id`: the configuration's id.
+    #[serde(
+        default,
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub id: Option<String>,
+    /// `taskId`: the task the configuration belongs to.
+    #[serde(
+        default,
+        alias = "task_id",
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub task_id: Option<String>,
+    /// `url` (required, not empty): the client's webhook.
+    #[serde(deserialize_with = "helpers::required_id")]
+    pub url: String,
+    /// `token`: a token the client checks on each notification.
+    #[serde(
+        default,
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub token: Option<String>,
+    /// `authentication`: how the agent authenticates to the webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<AuthenticationInfo>,
+}
+
+impl From<TaskPushNotificationConfig> for model::PushNotificationConfig {
+    fn from(config: TaskPushNotificationConfig) -> Self {
+        Self {
+            id: config.id,
+            url: config.url,
+            token: config.token,
+            authentication: config.authentication.map(Into::into),
+        }
+    }
+}
+
+impl From<&model::PushNotificationConfig> for TaskPushNotificationConfig {
+    fn from(config: &model::PushNotificationConfig) -> Self {
+        Self {
+            tenant: None,
+            id: config.id.clone(),
+            task_id: None,
+            url: config.url.clone(),
+            token: config.token.clone(),
+            authentication: config.authentication.as_ref().map(Into::into),
+        }
+    }
+}
+
+impl From<TaskPushNotificationConfig> for model::TaskPushNotificationConfig {
+    fn from(mut config: TaskPushNotificationConfig) -> Self {
+        Self {
+            task_id: config.task_id.take().unwrap_or_default(),
+            config: config.into(),
+        }
+    }
+}
+
+impl From<&model::TaskPushNotificationConfig> for TaskPushNotificationConfig {
+    fn from(config: &model::TaskPushNotificationConfig) -> Self {
+        Self {
+            task_id: Some(config.task_id.clone()),
+            ..(&config.config).into()
+        }
+    }
+}
+
+/// How the agent authenticates to a webhook: one HTTP authentication `scheme` (such as
+/// `Bearer`) and optional `credentials`.
+///
+/// Reading also tolerates the pre-release `schemes: ["Bearer"]` (used by the
+/// specification's own example) when `scheme` is absent; its first entry is the scheme.
+/// Writing from the model, whose schemes are a list, writes the first one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "AuthenticationFields")]
+pub struct AuthenticationInfo {
+    /// `scheme` (required, not empty).
+    pub scheme: String,
+    /// `credentials`.
+    #[serde(skip_serializing_if = "helpers::is_unset")]
+    pub credentials: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct AuthenticationFields {
+    #[serde(default, deserialize_with = "helpers::optional_string")]
+    scheme: Option<String>,
+    #[serde(default, deserialize_with = "helpers::null_as_default")]
+    schemes: Vec<String>,
+    #[serde(default, deserialize_with = "helpers::optional_string")]
+    credentials: Option<String>,
+}
+
+impl TryFrom<AuthenticationFields> for AuthenticationInfo {
+    type Error = &'static str;
+
+    fn try_from(fields: AuthenticationFields) -> Result<Self, Self::Error> {
+        let legacy = fields.schemes.into_iter().find(|scheme| !scheme.is_empty());
+        match fields.scheme.or(legacy) {
+            Some(scheme) => Ok(Self {
+                scheme,
+                credentials: fields.credentials,
+            }),
+            None => Err(
+                "authentication needs a non-empty `scheme` (an HTTP authentication scheme such as \"Bearer\")",
+            ),
+        }
+    }
+}
+
+impl From<AuthenticationInfo> for model::PushAuthentication {
+    fn from(info: AuthenticationInfo) -> Self {
+        Self {
+            schemes: vec![info.scheme],
+            credentials: info.credentials,
+        }
+    }
+}
+
+impl From<&model::PushAuthentication> for AuthenticationInfo {
+    fn from(authentication: &model::PushAuthentication) -> Self {
+        Self {
+            scheme: authentication.schemes.first().cloned().unwrap_or_default(),
+            credentials: authentication.credentials.clone(),
+        }
+    }
+}

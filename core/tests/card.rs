@@ -198,11 +198,14 @@ fn internal_settings_never_reach_any_card() {
     }
 }
 
+/// A change that breaks a valid card.
+type Breaker = Box<dyn Fn(&mut AgentCard)>;
+
 #[test]
 fn validation_refuses_missing_required_fields() {
     let good = full_card(SecurityMechanism::None);
     good.validate().unwrap();
-    let cases: Vec<(Box<dyn Fn(&mut AgentCard)>, &str)> = vec![
+    let cases: Vec<(Breaker, &str)> = vec![
         (
             Box::new(|c| c.name.clear()),
             "agent card: `name` is required and must not be empty",

@@ -55,7 +55,12 @@ fn assert_invalid_params(error: &a2a_core::Error, message: &str) {
     assert_eq!(status, 200);
     assert_eq!(object.code, -32602);
     assert_eq!(object.message, message);
-    assert_eq!(object.data, None);
+    let info = &object.data.as_ref().expect("ErrorInfo data")[0];
+    assert_eq!(info["reason"], "INVALID_PARAMS");
+    assert_eq!(
+        info["metadata"]["detail"],
+        message.trim_start_matches("Invalid parameters: ")
+    );
 }
 
 fn refuse_send(params: Value, message: &str) {

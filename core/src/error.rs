@@ -105,7 +105,7 @@ impl ErrorCode {
     }
 
     /// The name the specification (or AWS, for -3205x) gives the error.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Self::ParseError => "JSONParseError",
             Self::InvalidRequest => "InvalidRequestError",
@@ -203,22 +203,33 @@ impl Refusal {
 pub struct ErrorRow {
     /// JSON-RPC code.
     pub code: ErrorCode,
+    /// The error's name: the specification's (`TaskNotFoundError`) or AWS's exception
+    /// (`RetryableConflictException`). Two AgentCore rows share -32054 and differ here.
+    pub name: &'static str,
     /// HTTP status of the response.
     pub http_status: u16,
     /// The `message` member of the JSON-RPC error object.
     pub message: &'static str,
 }
 
-impl ErrorRow {
-    /// The error's name, from its code.
-    pub fn name(&self) -> &'static str {
-        self.code.name()
-    }
-}
-
 const fn row(code: ErrorCode, http_status: u16, message: &'static str) -> ErrorRow {
     ErrorRow {
         code,
+        name: code.name(),
+        http_status,
+        message,
+    }
+}
+
+const fn aws(
+    code: ErrorCode,
+    name: &'static str,
+    http_status: u16,
+    message: &'static str,
+) -> ErrorRow {
+    ErrorRow {
+        code,
+        name,
         http_status,
         message,
     }
@@ -276,38 +287,45 @@ pub const SPEC_TABLE: [ErrorRow; 14] = [
 
 /// AWS Bedrock AgentCore Runtime's table for A2A invocations (real non-2xx statuses).
 pub const AGENTCORE_TABLE: [ErrorRow; 7] = [
-    row(
+    aws(
         ErrorCode::ResourceNotFound,
+        "ResourceNotFoundException",
         404,
         "Resource not found - Requested resource does not exist",
     ),
-    row(
+    aws(
         ErrorCode::Validation,
+        "ValidationException",
         400,
         "Validation error - Invalid request data",
     ),
-    row(
+    aws(
         ErrorCode::Throttling,
+        "ThrottlingException",
         429,
         "Rate limit exceeded - Too many requests",
     ),
-    row(
+    aws(
         ErrorCode::Conflict,
+        "ConflictException",
         409,
         "Resource conflict - Resource already exists",
     ),
-    row(
+    aws(
         ErrorCode::Conflict,
+        "RetryableConflictException",
         409,
         "Session operation in progress, please retry",
     ),
-    row(
+    aws(
         ErrorCode::RuntimeClientError,
+        "RuntimeClientError",
         424,
         "Runtime client error - Please check your CloudWatch logs for more information",
     ),
-    row(
+    aws(
         ErrorCode::InternalError,
+        "InternalServerException",
         500,
         "Internal error - An unexpected error occurred while processing the request",
     ),
@@ -386,12 +404,19 @@ fn agentcore_row(refusal: Refusal) -> ErrorRow {
     AGENTCORE_TABLE[index]
 }
 
+/// The `domain` of the `google.rpc.ErrorInfo` attached to A2A errors.
+pub const ERROR_INFO_DOMAIN: &str = "a2a-protocol.org";
+
+/// The `@type` of a `google.rpc.ErrorInfo` in ProtoJSON.
+pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+
 /// A refusal with the detail that makes it specific (which field, which task, which version).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{refusal:?}{}", .detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct Error {
     refusal: Refusal,
     detail: Option<String>,
+    metadata: Vec<(&'static str, String)>,
 }
 
 impl Error {
@@ -400,6 +425,7 @@ impl Error {
         Self {
             refusal,
             detail: Some(detail.into()),
+            metadata: Vec::new(),
         }
     }
 
@@ -408,7 +434,15 @@ impl Error {
         Self {
             refusal,
             detail: None,
+            metadata: Vec::new(),
         }
+    }
+
+    /// Adds a caller-visible fact (for example `taskId`) to the error's `ErrorInfo`.
+    #[must_use]
+    pub fn with_metadata(mut self, key: &'static str, value: impl Into<String>) -> Self {
+        self.metadata.push((key, value.into()));
+        self
     }
 
     /// Why the request was refused.
@@ -433,32 +467,72 @@ impl Error {
 
     /// The JSON-RPC error object and HTTP status under a profile.
     ///
-    /// Spec profile: the message is the table's message followed by the detail
-    /// (`"Invalid parameters: params.message.parts[1]: …"`). AgentCore profile: the message
-    /// is AWS's exact text and the detail goes in `data.detail`, so clients that match on
-    /// AWS's messages keep working.
+    /// Spec profile (A2A refusals): the message is the table's message followed by the
+    /// detail (`"Invalid parameters: params.message.parts[1]: …"`), and `data` is the array
+    /// the v1.0 specification asks for, holding one `google.rpc.ErrorInfo` whose `reason` is
+    /// the error name in upper snake case (`TASK_NOT_FOUND`) and whose `metadata` carries
+    /// the detail and any facts added with [`Error::with_metadata`].
+    ///
+    /// AgentCore profile and platform refusals: exactly the body AWS documents, code and
+    /// message with no `data`; the detail is for the server's log.
     pub fn to_wire(&self, profile: ErrorProfile) -> (u16, ErrorObject) {
         let row = profile.row(self.refusal);
-        let uses_aws_text = profile == ErrorProfile::AgentCore || self.refusal.is_platform();
-        let object = match (&self.detail, uses_aws_text) {
-            (Some(detail), false) => ErrorObject {
-                code: row.code.code(),
-                message: format!("{}: {detail}", row.message),
-                data: None,
-            },
-            (Some(detail), true) => ErrorObject {
-                code: row.code.code(),
-                message: row.message.to_owned(),
-                data: Some(json!({ "detail": detail })),
-            },
-            (None, _) => ErrorObject {
-                code: row.code.code(),
-                message: row.message.to_owned(),
-                data: None,
-            },
+        if profile == ErrorProfile::AgentCore || self.refusal.is_platform() {
+            return (
+                row.http_status,
+                ErrorObject {
+                    code: row.code.code(),
+                    message: row.message.to_owned(),
+                    data: None,
+                },
+            );
+        }
+        let message = match &self.detail {
+            Some(detail) => format!("{}: {detail}", row.message),
+            None => row.message.to_owned(),
         };
-        (row.http_status, object)
+        let mut metadata = serde_json::Map::new();
+        if let Some(detail) = &self.detail {
+            metadata.insert("detail".to_owned(), Value::String(detail.clone()));
+        }
+        for (key, value) in &self.metadata {
+            metadata.insert((*key).to_owned(), Value::String(value.clone()));
+        }
+        let info = json!([{
+            "@type": ERROR_INFO_TYPE,
+            "reason": reason(row.name),
+            "domain": ERROR_INFO_DOMAIN,
+            "metadata": metadata,
+        }]);
+        (
+            row.http_status,
+            ErrorObject {
+                code: row.code.code(),
+                message,
+                data: Some(info),
+            },
+        )
     }
+}
+
+/// `TaskNotFoundError` → `TASK_NOT_FOUND`, `JSONParseError` → `JSON_PARSE`.
+fn reason(name: &str) -> String {
+    let stem = name.strip_suffix("Error").unwrap_or(name);
+    let mut out = String::with_capacity(stem.len() + 8);
+    let chars: Vec<char> = stem.chars().collect();
+    for (index, &current) in chars.iter().enumerate() {
+        let previous = index.checked_sub(1).and_then(|at| chars.get(at));
+        let next = chars.get(index + 1);
+        let starts_word = current.is_ascii_uppercase()
+            && index > 0
+            && (previous.is_some_and(char::is_ascii_lowercase)
+                || next.is_some_and(char::is_ascii_lowercase));
+        if starts_word {
+            out.push('_');
+        }
+        out.push(current.to_ascii_uppercase());
+    }
+    out
 }
 
 /// The `error` member of a JSON-RPC response.
@@ -477,5 +551,22 @@ impl ErrorObject {
     /// The named code.
     pub fn error_code(&self) -> ErrorCode {
         ErrorCode::from_code(self.code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_upper_snake_without_error() {
+        assert_eq!(reason("TaskNotFoundError"), "TASK_NOT_FOUND");
+        assert_eq!(reason("JSONParseError"), "JSON_PARSE");
+        assert_eq!(reason("InvalidParamsError"), "INVALID_PARAMS");
+        assert_eq!(reason("InternalError"), "INTERNAL");
+        assert_eq!(
+            reason("PushNotificationNotSupportedError"),
+            "PUSH_NOTIFICATION_NOT_SUPPORTED"
+        );
     }
 }

@@ -1,1 +1,0 @@
-//! A2A v0.3 wire types.

@@ -75,7 +75,16 @@ fn assert_refused<T: Debug>(result: Result<T, Error>, detail: &str) {
     assert_eq!(status, 200);
     assert_eq!(
         serde_json::to_value(object).unwrap(),
-        json!({"code": -32602, "message": format!("Invalid parameters: {detail}")})
+        json!({
+            "code": -32602,
+            "message": format!("Invalid parameters: {detail}"),
+            "data": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "INVALID_PARAMS",
+                "domain": "a2a-protocol.org",
+                "metadata": {"detail": detail},
+            }]
+        })
     );
 }
 

@@ -15,10 +15,16 @@
 //! assert_eq!(operation, version::Operation::Send);
 //! ```
 
+pub mod agent;
+pub mod agents;
 pub mod card;
+pub mod engine;
 pub mod error;
+pub mod health;
+pub mod http;
 pub mod jsonrpc;
 pub mod model;
+pub mod tasks;
 pub mod version;
 pub mod wire;
 

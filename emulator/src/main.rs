@@ -1,13 +1,22 @@
-//! `a2a-emulator`: an A2A agent that behaves like one hosted on AWS Bedrock AgentCore
-//! Runtime, for offline development and client testing.
+//! `a2a-emulator`: an A2A agent served the way AWS Bedrock AgentCore Runtime runs one, for
+//! offline development and client testing. `a2a-emulator --help` lists every flag.
 
 use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    eprintln!(
-        "a2a-emulator {}: serving is not built yet. This build ships the a2a-core wire crate \
-         only; the A2A router and the AgentCore front land with the engine and platform issues.",
-        env!("CARGO_PKG_VERSION")
-    );
-    ExitCode::from(2)
+use clap::Parser as _;
+
+mod args;
+mod serve;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = args::Args::parse();
+    serve::init_logging(&args);
+    match serve::run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("a2a-emulator: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,221 @@
+//! The [`Agent`] trait: what a user implements to put an agent on A2A.
+//!
+//! An agent receives a [`RequestContext`] (the message, the task and context ids, the
+//! session and request ids, and a cancellation signal) and emits events through an
+//! [`EventSink`] as it works: either one direct [`Message`] reply, or task status and
+//! artifact updates. The engine turns those events into tasks, stored and streamed in
+//! whichever protocol version the client speaks; an agent never sees the protocol.
+//!
+//! ```
+//! use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
+//! use a2a_core::card::{AgentCard, Skill};
+//!
+//! struct Shout;
+//!
+//! #[async_trait::async_trait]
+//! impl Agent for Shout {
+//!     fn card(&self) -> AgentCard {
+//!         AgentCard::new("Shout", "Answers in capitals.", "1.0.0")
+//!             .with_skill(Skill::new("shout", "Shout", "Upper-cases the input.", ["text"]))
+//!     }
+//!
+//!     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
+//!         let text = context.message.joined_text().to_uppercase();
+//!         events.artifact_text("answer", text, false, true).await?;
+//!         events.complete(None).await?;
+//!         Ok(())
+//!     }
+//! }
+//! ```
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::card::AgentCard;
+use crate::model::{Artifact, Message, Part, Role, Task, TaskState};
+
+/// What an agent returns when it fails. The detail is logged, never sent to the caller.
+pub type AgentError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything an agent knows about the request it serves.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The message the client sent.
+    pub message: Message,
+    /// The task this work belongs to (new, or continued by the message's `taskId`).
+    pub task_id: String,
+    /// The conversation.
+    pub context_id: String,
+    /// The task as stored before this message, when the message continues a task.
+    pub previous: Option<Task>,
+    /// The platform session (AgentCore's session header), when there is one.
+    pub session_id: Option<String>,
+    /// The id the host gave this request, for logs.
+    pub request_id: String,
+    /// Fires when the client cancels the task; an agent should stop soon after.
+    pub cancellation: CancellationToken,
+}
+
+/// One thing an agent reports while it works.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// A direct reply: no task is created. Only valid as the first and only event.
+    Message(Message),
+    /// The task's state changed, optionally with a message from the agent.
+    Status {
+        /// New state.
+        state: TaskState,
+        /// Message explaining it.
+        message: Option<Message>,
+    },
+    /// An artifact, or a chunk of one.
+    Artifact {
+        /// The artifact (or chunk).
+        artifact: Artifact,
+        /// The parts extend an artifact already sent with the same id.
+        append: bool,
+        /// This is the artifact's last chunk.
+        last_chunk: bool,
+    },
+}
+
+/// The sink closed: the engine stopped listening (the task was canceled or ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the task is no longer accepting events")]
+pub struct SinkClosed;
+
+/// Where an agent sends its events. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct EventSink {
+    sender: mpsc::Sender<AgentEvent>,
+    task_id: String,
+    context_id: String,
+}
+
+impl EventSink {
+    /// A sink for one task, and the receiving end the engine reads.
+    pub fn channel(
+        task_id: impl Into<String>,
+        context_id: impl Into<String>,
+    ) -> (Self, mpsc::Receiver<AgentEvent>) {
+        let (sender, receiver) = mpsc::channel(64);
+        (
+            Self {
+                sender,
+                task_id: task_id.into(),
+                context_id: context_id.into(),
+            },
+            receiver,
+        )
+    }
+
+    /// Sends any event.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn send(&self, event: AgentEvent) -> Result<(), SinkClosed> {
+        self.sender.send(event).await.map_err(|_| SinkClosed)
+    }
+
+    /// An agent message bound to this task and context.
+    pub fn agent_message(&self, text: impl Into<String>) -> Message {
+        let mut message = Message::text(Role::Agent, uuid::Uuid::new_v4().to_string(), text);
+        message.task_id = Some(self.task_id.clone());
+        message.context_id = Some(self.context_id.clone());
+        message
+    }
+
+    /// Replies with a direct message; no task is created.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn reply(&self, text: impl Into<String>) -> Result<(), SinkClosed> {
+        let mut message = self.agent_message(text);
+        message.task_id = None;
+        self.send(AgentEvent::Message(message)).await
+    }
+
+    /// Moves the task to `state`, with an optional agent message.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn status(&self, state: TaskState, text: Option<&str>) -> Result<(), SinkClosed> {
+        let message = text.map(|text| self.agent_message(text));
+        self.send(AgentEvent::Status { state, message }).await
+    }
+
+    /// Marks the task working.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn working(&self, text: Option<&str>) -> Result<(), SinkClosed> {
+        self.status(TaskState::Working, text).await
+    }
+
+    /// Completes the task.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn complete(&self, text: Option<&str>) -> Result<(), SinkClosed> {
+        self.status(TaskState::Completed, text).await
+    }
+
+    /// Sends an artifact (or chunk) with one text part.
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn artifact_text(
+        &self,
+        artifact_id: &str,
+        text: impl Into<String>,
+        append: bool,
+        last_chunk: bool,
+    ) -> Result<(), SinkClosed> {
+        self.artifact(
+            Artifact {
+                artifact_id: artifact_id.to_owned(),
+                name: None,
+                description: None,
+                parts: vec![Part::text(text)],
+                metadata: None,
+                extensions: Vec::new(),
+            },
+            append,
+            last_chunk,
+        )
+        .await
+    }
+
+    /// Sends an artifact (or chunk).
+    ///
+    /// # Errors
+    /// [`SinkClosed`] when the engine no longer listens.
+    pub async fn artifact(
+        &self,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+    ) -> Result<(), SinkClosed> {
+        self.send(AgentEvent::Artifact {
+            artifact,
+            append,
+            last_chunk,
+        })
+        .await
+    }
+}
+
+/// An A2A agent. Implement this; the hosts do the protocol.
+#[async_trait::async_trait]
+pub trait Agent: Send + Sync + 'static {
+    /// The agent's card configuration. Hosts render it for the client's version and may
+    /// lower capabilities they cannot honour.
+    fn card(&self) -> AgentCard;
+
+    /// Serves one message. Emit events through `events`; return when done.
+    ///
+    /// Returning `Ok` without a final state completes the task. An `Err` fails it: the
+    /// error is logged with the request id and the caller sees a generic message.
+    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError>;
+}

@@ -1,0 +1,50 @@
+//! The built-in agents: `echo` (the default) and `conformance`.
+
+mod conformance;
+mod echo;
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+pub use conformance::ConformanceAgent;
+pub use echo::EchoAgent;
+
+use crate::agent::Agent;
+
+/// A built-in agent, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum BuiltIn {
+    /// Echoes the input text as an artifact.
+    #[default]
+    Echo,
+    /// Behaves as conformance suites expect, by `messageId` prefix.
+    Conformance,
+}
+
+/// A name that is not a built-in agent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent {0:?}; built-in agents: echo, conformance")]
+pub struct UnknownAgent(pub String);
+
+impl FromStr for BuiltIn {
+    type Err = UnknownAgent;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "echo" => Ok(Self::Echo),
+            "conformance" => Ok(Self::Conformance),
+            _ => Err(UnknownAgent(name.to_owned())),
+        }
+    }
+}
+
+impl BuiltIn {
+    /// The agent.
+    pub fn agent(self) -> Arc<dyn Agent> {
+        match self {
+            Self::Echo => Arc::new(EchoAgent),
+            Self::Conformance => Arc::new(ConformanceAgent::from_env()),
+        }
+    }
+}

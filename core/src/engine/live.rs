@@ -1,0 +1,378 @@
+//! Running tasks: one runner per task owns its state, applies the agent's events, saves
+//! them and broadcasts them to every subscriber, in order.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex as SyncMutex};
+
+use futures_util::FutureExt as _;
+use tokio::sync::{Mutex, broadcast, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
+use crate::error::{Error, Refusal};
+use crate::health::Health;
+use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
+use crate::tasks::{self, Applied, TaskStore};
+
+/// How many events a slow subscriber may fall behind before it is cut off.
+const BROADCAST_CAPACITY: usize = 1024;
+
+/// What subscribers receive: an event, or the error that ends the stream.
+pub(crate) type Update = Result<StreamEvent, Error>;
+
+/// A task whose agent is running.
+pub(crate) struct LiveTask {
+    /// The task as it stands; the lock also orders saves and broadcasts.
+    pub state: Mutex<Task>,
+    /// Every applied event goes here.
+    pub updates: broadcast::Sender<Update>,
+    /// Fired by a cancel.
+    pub cancel: CancellationToken,
+}
+
+impl LiveTask {
+    /// The current task and a receiver of every later update, taken atomically.
+    pub async fn subscribe(&self) -> (Task, broadcast::Receiver<Update>) {
+        let state = self.state.lock().await;
+        (state.clone(), self.updates.subscribe())
+    }
+}
+
+/// How the start of a send turned out.
+pub(crate) enum Started {
+    /// The agent replied directly: no task.
+    Message(Message),
+    /// A task exists (created or continued) and runs: its state when it started and a
+    /// receiver subscribed before the first change.
+    Task {
+        live: Arc<LiveTask>,
+        initial: Task,
+        updates: broadcast::Receiver<Update>,
+    },
+    /// The agent failed before saying anything.
+    Failed(Error),
+}
+
+/// The live tasks of one engine.
+#[derive(Default)]
+pub(crate) struct Registry {
+    tasks: SyncMutex<HashMap<String, Arc<LiveTask>>>,
+}
+
+impl Registry {
+    pub fn get(&self, id: &str) -> Option<Arc<LiveTask>> {
+        self.lock().get(id).cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn insert(&self, id: String, live: Arc<LiveTask>) {
+        self.lock().insert(id, live);
+    }
+
+    fn remove(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What a runner needs from the engine.
+pub(crate) struct RunnerDeps {
+    pub agent: Arc<dyn Agent>,
+    pub store: Arc<dyn TaskStore>,
+    pub registry: Arc<Registry>,
+    pub health: Arc<Health>,
+}
+
+/// Starts the agent on a message and reports how it started.
+///
+/// `previous` is the stored task when the message continues one.
+pub(crate) async fn start(
+    deps: RunnerDeps,
+    context: RequestContext,
+    previous: Option<Task>,
+) -> Started {
+    let (report, started) = oneshot::channel();
+    tokio::spawn(run(deps, context, previous, report));
+    started.await.unwrap_or_else(|_| {
+        Started::Failed(Error::new(
+            Refusal::Internal,
+            "the task runner stopped before it started",
+        ))
+    })
+}
+
+/// The runner: owns the task from the agent's first event to its last.
+async fn run(
+    deps: RunnerDeps,
+    context: RequestContext,
+    previous: Option<Task>,
+    report: oneshot::Sender<Started>,
+) {
+    let request_id = context.request_id.clone();
+    let user_message = context.message.clone();
+    let cancel = context.cancellation.clone();
+    let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
+    let task_id = context.task_id.clone();
+    let context_id = context.context_id.clone();
+    let agent = Arc::clone(&deps.agent);
+    let mut execution = tokio::spawn(async move {
+        AssertUnwindSafe(agent.execute(context, sink))
+            .catch_unwind()
+            .await
+    });
+
+    let mut report = Some(report);
+    let mut live: Option<Arc<LiveTask>> = None;
+    let mut finished = None;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            outcome = &mut execution, if finished.is_none() => {
+                finished = Some(outcome);
+                continue;
+            }
+        };
+        let Some(event) = event else { break };
+        if live.is_none() {
+            if let (AgentEvent::Message(message), None) = (&event, &previous) {
+                if let Some(report) = report.take() {
+                    let _ = report.send(Started::Message(message.clone()));
+                }
+                continue;
+            }
+            if report.is_none() {
+                tracing::warn!(%request_id, task_id, "agent event after its direct reply dropped");
+                continue;
+            }
+            live = Some(
+                begin(
+                    &deps,
+                    &task_id,
+                    &context_id,
+                    &user_message,
+                    previous.clone(),
+                    &cancel,
+                    &mut report,
+                )
+                .await,
+            );
+        }
+        if let Some(live) = &live {
+            deliver(&deps, live, event, &request_id).await;
+        }
+    }
+    let outcome = match finished {
+        Some(outcome) => outcome,
+        None => execution.await,
+    };
+    let failure = match outcome {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(error))) => Some(format!("agent error: {error}")),
+        Ok(Err(_)) => Some("agent panicked".to_owned()),
+        Err(join) => Some(format!("agent task failed: {join}")),
+    };
+    if let Some(detail) = &failure {
+        tracing::error!(%request_id, task_id, detail, "agent failed");
+    }
+    if live.is_none() {
+        // Either the agent replied directly (the report is gone), or it returned without
+        // an event: then the task exists only to record how it ended.
+        let Some(pending) = report.take() else { return };
+        if failure.is_some() {
+            let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
+            return;
+        }
+        let mut pending = Some(pending);
+        live = Some(
+            begin(
+                &deps,
+                &task_id,
+                &context_id,
+                &user_message,
+                previous,
+                &cancel,
+                &mut pending,
+            )
+            .await,
+        );
+    }
+    let Some(live) = live else { return };
+    finish(&deps, &live, failure.is_some(), &request_id).await;
+    deps.registry.remove(&task_id);
+    deps.health.set_running(deps.registry.len());
+}
+
+/// Creates (or reopens) the task, registers it and reports it to the caller.
+async fn begin(
+    deps: &RunnerDeps,
+    task_id: &str,
+    context_id: &str,
+    user_message: &Message,
+    previous: Option<Task>,
+    cancel: &CancellationToken,
+    report: &mut Option<oneshot::Sender<Started>>,
+) -> Arc<LiveTask> {
+    let mut message = user_message.clone();
+    message.task_id = Some(task_id.to_owned());
+    message.context_id = Some(context_id.to_owned());
+    let task = match previous {
+        Some(mut task) => {
+            task.history.push(message);
+            task
+        }
+        None => Task {
+            id: task_id.to_owned(),
+            context_id: context_id.to_owned(),
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(tasks::now_rfc3339()),
+            },
+            artifacts: Vec::new(),
+            history: vec![message],
+            metadata: None,
+        },
+    };
+    if let Err(error) = deps.store.save(&task).await {
+        tracing::error!(task_id, %error, "saving a new task failed");
+    }
+    let (updates, receiver) = broadcast::channel(BROADCAST_CAPACITY);
+    let live = Arc::new(LiveTask {
+        state: Mutex::new(task.clone()),
+        updates,
+        cancel: cancel.clone(),
+    });
+    deps.registry.insert(task_id.to_owned(), Arc::clone(&live));
+    deps.health.set_running(deps.registry.len());
+    if let Some(report) = report.take() {
+        let _ = report.send(Started::Task {
+            live: Arc::clone(&live),
+            initial: task,
+            updates: receiver,
+        });
+    }
+    live
+}
+
+/// Applies one agent event under the task's lock, saves and broadcasts it.
+async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_id: &str) {
+    let mut task = live.state.lock().await;
+    match tasks::apply(&mut task, event) {
+        Ok(applied) => {
+            if let Err(error) = deps.store.save(&task).await {
+                tracing::error!(request_id, task_id = task.id, %error, "saving a task failed");
+            }
+            let event = match applied {
+                Applied::Status(status) => StreamEvent::StatusUpdate(status),
+                Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+            };
+            let _ = live.updates.send(Ok(event));
+        }
+        Err(error) => {
+            tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
+        }
+    }
+}
+
+/// Closes the task when the agent returns: completed if it left it running; failed if
+/// the agent failed, after telling subscribers (-32603, generic) so that a stream ends
+/// with the error and a waiting send answers with it.
+async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &str) {
+    if failed {
+        let _ = live.updates.send(Err(Error::bare(Refusal::Internal)));
+    }
+    if live.state.lock().await.status.state.ends_stream() {
+        return;
+    }
+    let (state, text) = if failed {
+        (
+            TaskState::Failed,
+            Some("The agent failed while working on this task."),
+        )
+    } else {
+        (TaskState::Completed, None)
+    };
+    let message = text.map(|text| {
+        let mut message = Message::text(Role::Agent, uuid::Uuid::new_v4().to_string(), text);
+        message.task_id = None;
+        message
+    });
+    deliver(
+        deps,
+        live,
+        AgentEvent::Status { state, message },
+        request_id,
+    )
+    .await;
+}
+
+/// Cancels a live task: fires its token and moves it to canceled.
+///
+/// # Errors
+/// -32002 when it already reached a terminal state.
+pub(crate) async fn cancel_live(
+    deps: &RunnerDeps,
+    live: &LiveTask,
+    request_id: &str,
+) -> Result<Task, Error> {
+    {
+        let task = live.state.lock().await;
+        if task.status.state.is_terminal() {
+            return Err(not_cancelable(&task));
+        }
+    }
+    live.cancel.cancel();
+    deliver(
+        deps,
+        live,
+        AgentEvent::Status {
+            state: TaskState::Canceled,
+            message: None,
+        },
+        request_id,
+    )
+    .await;
+    let task = live.state.lock().await.clone();
+    if task.status.state == TaskState::Canceled {
+        Ok(task)
+    } else {
+        Err(not_cancelable(&task))
+    }
+}
+
+/// -32002 for a task in a terminal state.
+pub(crate) fn not_cancelable(task: &Task) -> Error {
+    Error::new(
+        Refusal::TaskNotCancelable,
+        format!(
+            "task {} is already {}",
+            task.id,
+            state_name(task.status.state)
+        ),
+    )
+    .with_metadata("taskId", task.id.clone())
+}
+
+/// A state's name for messages (`input-required`).
+pub(crate) fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::InputRequired => "input-required",
+        TaskState::AuthRequired => "auth-required",
+        TaskState::Completed => "completed",
+        TaskState::Canceled => "canceled",
+        TaskState::Failed => "failed",
+        TaskState::Rejected => "rejected",
+        TaskState::Unknown => "unknown",
+    }
+}

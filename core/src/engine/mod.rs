@@ -1,0 +1,552 @@
+//! The protocol engine: one JSON-RPC body in, one reply out, for every method of both
+//! versions.
+//!
+//! The engine knows nothing of HTTP: a host hands it the body and the request's
+//! [`CallContext`] and writes the [`Reply`] — JSON with a status, an SSE stream of JSON
+//! documents, or nothing (for a notification).
+
+mod live;
+mod respond;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::Stream;
+use futures_util::stream::{self, StreamExt as _};
+use serde_json::value::RawValue;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Agent, RequestContext};
+use crate::card::{self, AgentCard, CardError};
+use crate::error::{Error, ErrorProfile, Refusal};
+use crate::health::Health;
+use crate::jsonrpc::{self, Id};
+use crate::model::{
+    Message, Role, SendMessageParams, SendResult, StreamEvent, Task, TaskState, TaskStatus,
+};
+use crate::tasks::{self, StoreError, TaskStore};
+use crate::version::{self, Operation, ProtocolVersion};
+use crate::wire::{v0_3, v1_0};
+
+use live::{LiveTask, Registry, RunnerDeps, Started, Update};
+
+/// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
+pub type EventStream = Pin<Box<dyn Stream<Item = Vec<u8>> + Send + 'static>>;
+
+/// What the host sends back.
+pub enum Reply {
+    /// A JSON-RPC response with its HTTP status.
+    Json {
+        /// HTTP status (200 under the spec profile).
+        status: u16,
+        /// The JSON-RPC response.
+        body: Vec<u8>,
+    },
+    /// A stream of JSON-RPC responses, for SSE.
+    Stream(EventStream),
+    /// A notification was handled: nothing to send.
+    NoContent,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Json { status, body } => f
+                .debug_struct("Json")
+                .field("status", status)
+                .field("body", &String::from_utf8_lossy(body))
+                .finish(),
+            Self::Stream(_) => f.write_str("Stream"),
+            Self::NoContent => f.write_str("NoContent"),
+        }
+    }
+}
+
+/// What the host knows about one request.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// The `A2A-Version` header, if sent.
+    pub version_header: Option<String>,
+    /// The raw query string, if any.
+    pub query: Option<String>,
+    /// The platform session id, if any.
+    pub session_id: Option<String>,
+    /// The host's id for this request.
+    pub request_id: String,
+}
+
+/// How a host configures the engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The URL the card advertises.
+    pub public_url: String,
+    /// How refusals are reported.
+    pub error_profile: ErrorProfile,
+    /// The host can stream responses; if not, the card says `streaming: false`.
+    pub host_can_stream: bool,
+}
+
+/// The engine: an agent, a task store and the protocol between them.
+pub struct Engine {
+    deps: RunnerDepsTemplate,
+    card: AgentCard,
+    public_url: String,
+    profile: ErrorProfile,
+}
+
+#[derive(Clone)]
+struct RunnerDepsTemplate {
+    agent: Arc<dyn Agent>,
+    store: Arc<dyn TaskStore>,
+    registry: Arc<Registry>,
+    health: Arc<Health>,
+}
+
+impl RunnerDepsTemplate {
+    fn runner(&self) -> RunnerDeps {
+        RunnerDeps {
+            agent: Arc::clone(&self.agent),
+            store: Arc::clone(&self.store),
+            registry: Arc::clone(&self.registry),
+            health: Arc::clone(&self.health),
+        }
+    }
+}
+
+impl Engine {
+    /// An engine for `agent`, storing tasks in `store`.
+    ///
+    /// # Errors
+    /// The agent's card or the public URL is invalid.
+    pub fn new(
+        agent: Arc<dyn Agent>,
+        store: Arc<dyn TaskStore>,
+        config: EngineConfig,
+    ) -> Result<Self, CardError> {
+        let mut card = agent.card();
+        card.capabilities.streaming &= config.host_can_stream;
+        // Push notifications and extended cards are not served by this engine: never
+        // advertise them, whatever the agent says.
+        card.capabilities.push_notifications = false;
+        card.capabilities.extended_card = false;
+        card.validate()?;
+        card::validate_url("url", &config.public_url)?;
+        Ok(Self {
+            deps: RunnerDepsTemplate {
+                agent,
+                store,
+                registry: Arc::new(Registry::default()),
+                health: Arc::new(Health::new()),
+            },
+            card,
+            public_url: config.public_url,
+            profile: config.error_profile,
+        })
+    }
+
+    /// The card configuration, with capabilities lowered to what the host honours.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// The URL the card advertises.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// The `/ping` status.
+    pub fn health(&self) -> &Health {
+        &self.deps.health
+    }
+
+    /// How refusals are reported.
+    pub fn error_profile(&self) -> ErrorProfile {
+        self.profile
+    }
+
+    /// How many tasks are running now.
+    pub fn running_tasks(&self) -> usize {
+        self.deps.registry.len()
+    }
+
+    /// The reply for an error that happened outside a method (bad content type, say).
+    pub fn refuse(&self, id: Id, error: &Error) -> Reply {
+        let (status, body) = respond::error_body(id, error, self.profile);
+        Reply::Json { status, body }
+    }
+
+    /// Handles one JSON-RPC request body.
+    pub async fn handle(&self, body: &[u8], call: &CallContext) -> Reply {
+        let request = match jsonrpc::parse_request(body) {
+            Ok(request) => request,
+            Err(rejection) => return self.refuse(rejection.id, &rejection.error),
+        };
+        let id = request.response_id();
+        let outcome = self.dispatch(&request, &id, call).await;
+        if request.is_notification() {
+            if let Err(error) = &outcome {
+                tracing::info!(request_id = call.request_id, %error, "notification refused");
+            }
+            return Reply::NoContent;
+        }
+        match outcome {
+            Ok(reply) => reply,
+            Err(error) => {
+                if error.refusal() == Refusal::Internal {
+                    tracing::error!(request_id = call.request_id, %error, "request failed");
+                }
+                self.refuse(id, &error)
+            }
+        }
+    }
+
+    async fn dispatch(
+        &self,
+        request: &jsonrpc::Request<'_>,
+        id: &Id,
+        call: &CallContext,
+    ) -> Result<Reply, Error> {
+        let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
+        let (version, operation) = version::resolve_method(&request.method, requested)?;
+        let params = request.params;
+        let json = |body: Vec<u8>| Reply::Json { status: 200, body };
+        match operation {
+            Operation::Send => {
+                let params = parse_send(version, params)?;
+                self.send(version, id, params, call).await.map(json)
+            }
+            Operation::Stream => {
+                self.require_streaming(&request.method)?;
+                let params = parse_send(version, params)?;
+                self.stream(version, id, params, call).await
+            }
+            Operation::GetTask => {
+                let params = match version {
+                    ProtocolVersion::V0_3 => v0_3::parse_get_task_params(params)?,
+                    ProtocolVersion::V1_0 => v1_0::parse_get_task_params(params)?,
+                };
+                let task = self.load(&params.id).await?;
+                let task = tasks::view(&task, params.history_length, true);
+                Ok(json(respond::task(version, id, &task)))
+            }
+            Operation::ListTasks => {
+                let params = v1_0::parse_list_tasks_params(params)?;
+                let page = self
+                    .deps
+                    .store
+                    .list(&params)
+                    .await
+                    .map_err(|error| match error {
+                        StoreError::BadPageToken(token) => Error::invalid_params(format!(
+                            "params.pageToken: {token:?} is not a token this agent issued"
+                        )),
+                        other => internal(&other),
+                    })?;
+                Ok(json(respond::list(id, &page)))
+            }
+            Operation::CancelTask => {
+                let params = parse_task_id(version, params)?;
+                let task = self.cancel(&params.id, call).await?;
+                Ok(json(respond::task(version, id, &task)))
+            }
+            Operation::Subscribe => {
+                self.require_streaming(&request.method)?;
+                let params = parse_task_id(version, params)?;
+                self.subscribe(version, id, &params.id).await
+            }
+            Operation::GetExtendedCard => Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "{}: this agent has no extended card (capabilities.extendedAgentCard is false)",
+                    request.method
+                ),
+            )),
+            _ => Err(Error::new(
+                Refusal::PushNotSupported,
+                format!(
+                    "{}: this agent does not send push notifications \
+                     (capabilities.pushNotifications is false)",
+                    request.method
+                ),
+            )),
+        }
+    }
+
+    fn require_streaming(&self, method: &str) -> Result<(), Error> {
+        if self.card.capabilities.streaming {
+            Ok(())
+        } else {
+            Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!("{method}: this agent does not stream (capabilities.streaming is false)"),
+            ))
+        }
+    }
+
+    async fn load(&self, task_id: &str) -> Result<Task, Error> {
+        self.deps
+            .store
+            .get(task_id)
+            .await
+            .map_err(|error| internal(&error))?
+            .ok_or_else(|| task_not_found(task_id))
+    }
+
+    /// Checks the message and starts (or continues) its task.
+    async fn start(
+        &self,
+        params: &SendMessageParams,
+        call: &CallContext,
+    ) -> Result<Started, Error> {
+        let message = &params.message;
+        if message.role != Role::User {
+            return Err(Error::invalid_params(
+                "params.message.role: a client's message must have the user role",
+            ));
+        }
+        let previous = match &message.task_id {
+            None => None,
+            Some(task_id) => Some(self.continuable(task_id, message).await?),
+        };
+        let task_id = previous
+            .as_ref()
+            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |task| task.id.clone());
+        let context_id = previous
+            .as_ref()
+            .map(|task| task.context_id.clone())
+            .or_else(|| message.context_id.clone())
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let context = RequestContext {
+            message: message.clone(),
+            task_id,
+            context_id,
+            previous: previous.clone(),
+            session_id: call.session_id.clone(),
+            request_id: call.request_id.clone(),
+            cancellation: CancellationToken::new(),
+        };
+        Ok(live::start(self.deps.runner(), context, previous).await)
+    }
+
+    /// The stored task a follow-up message continues, if the rules allow it.
+    async fn continuable(&self, task_id: &str, message: &Message) -> Result<Task, Error> {
+        if self.deps.registry.get(task_id).is_some() {
+            return Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!("task {task_id} is still working; wait for it to finish or cancel it"),
+            )
+            .with_metadata("taskId", task_id));
+        }
+        let task = self.load(task_id).await?;
+        if let Some(context_id) = &message.context_id
+            && *context_id != task.context_id
+        {
+            return Err(Error::invalid_params(format!(
+                "params.message.contextId: {context_id:?} does not match the context \
+                 {:?} of task {task_id}",
+                task.context_id
+            )));
+        }
+        if task.status.state.is_terminal() {
+            return Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "task {task_id} is {} and takes no more messages; start a new task",
+                    live::state_name(task.status.state)
+                ),
+            )
+            .with_metadata("taskId", task_id));
+        }
+        Ok(task)
+    }
+
+    async fn send(
+        &self,
+        version: ProtocolVersion,
+        id: &Id,
+        params: SendMessageParams,
+        call: &CallContext,
+    ) -> Result<Vec<u8>, Error> {
+        let configuration = params.configuration.clone().unwrap_or_default();
+        match self.start(&params, call).await? {
+            Started::Failed(error) => Err(error),
+            Started::Message(message) => Ok(respond::send_result(
+                version,
+                id,
+                &SendResult::Message(message),
+            )),
+            Started::Task {
+                live,
+                initial,
+                mut updates,
+            } => {
+                let task = if configuration.return_immediately {
+                    initial
+                } else {
+                    wait_for_rest(&live, &mut updates).await?
+                };
+                let task = tasks::view(&task, configuration.history_length, true);
+                Ok(respond::send_result(version, id, &SendResult::Task(task)))
+            }
+        }
+    }
+
+    async fn stream(
+        &self,
+        version: ProtocolVersion,
+        id: &Id,
+        params: SendMessageParams,
+        call: &CallContext,
+    ) -> Result<Reply, Error> {
+        match self.start(&params, call).await? {
+            Started::Failed(error) => Err(error),
+            Started::Message(message) => {
+                let event = respond::stream_event(version, id, &StreamEvent::Message(message));
+                Ok(Reply::Stream(Box::pin(stream::iter([event]))))
+            }
+            Started::Task {
+                initial, updates, ..
+            } => Ok(self.event_stream(version, id.clone(), initial, updates)),
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        version: ProtocolVersion,
+        id: &Id,
+        task_id: &str,
+    ) -> Result<Reply, Error> {
+        if let Some(live) = self.deps.registry.get(task_id) {
+            let (task, updates) = live.subscribe().await;
+            if !task.status.state.is_terminal() {
+                return Ok(self.event_stream(version, id.clone(), task, updates));
+            }
+        }
+        let task = self.load(task_id).await?;
+        if task.status.state.is_terminal() {
+            return Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "task {task_id} is {}; there is nothing left to subscribe to",
+                    live::state_name(task.status.state)
+                ),
+            )
+            .with_metadata("taskId", task_id));
+        }
+        let event = respond::stream_event(version, id, &StreamEvent::Task(task));
+        Ok(Reply::Stream(Box::pin(stream::iter([event]))))
+    }
+
+    /// The task first, then every update until the task ends or is interrupted.
+    fn event_stream(
+        &self,
+        version: ProtocolVersion,
+        id: Id,
+        initial: Task,
+        updates: broadcast::Receiver<Update>,
+    ) -> Reply {
+        let profile = self.profile;
+        let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
+        let rest = stream::unfold(Some((updates, id)), move |state| async move {
+            let (mut updates, id) = state?;
+            match updates.recv().await {
+                Ok(Ok(event)) => {
+                    let body = respond::stream_event(version, &id, &event);
+                    let next = (!ends_stream(&event)).then_some((updates, id));
+                    Some((body, next))
+                }
+                Ok(Err(error)) => Some((respond::error_body(id, &error, profile).1, None)),
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a slow stream subscriber missed events");
+                    let error = Error::new(
+                        Refusal::Internal,
+                        format!("the stream fell {missed} events behind; resubscribe"),
+                    );
+                    Some((respond::error_body(id, &error, profile).1, None))
+                }
+                Err(broadcast::error::RecvError::Closed) => None,
+            }
+        });
+        Reply::Stream(Box::pin(stream::iter([first]).chain(rest)))
+    }
+
+    async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Task, Error> {
+        if let Some(live) = self.deps.registry.get(task_id) {
+            return live::cancel_live(&self.deps.runner(), &live, &call.request_id).await;
+        }
+        let mut task = self.load(task_id).await?;
+        if task.status.state.is_terminal() {
+            return Err(live::not_cancelable(&task));
+        }
+        task.status = TaskStatus {
+            state: TaskState::Canceled,
+            message: None,
+            timestamp: Some(tasks::now_rfc3339()),
+        };
+        self.deps
+            .store
+            .save(&task)
+            .await
+            .map_err(|error| internal(&error))?;
+        Ok(task)
+    }
+}
+
+/// Waits until the task ends or is interrupted; an agent failure is -32603.
+async fn wait_for_rest(
+    live: &LiveTask,
+    updates: &mut broadcast::Receiver<Update>,
+) -> Result<Task, Error> {
+    loop {
+        match updates.recv().await {
+            Ok(Ok(event)) if ends_stream(&event) => break,
+            Ok(Ok(_)) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Ok(Err(error)) => return Err(error),
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+    Ok(live.state.lock().await.clone())
+}
+
+fn ends_stream(event: &StreamEvent) -> bool {
+    match event {
+        StreamEvent::StatusUpdate(update) => update.status.state.ends_stream(),
+        StreamEvent::Message(_) => true,
+        StreamEvent::Task(task) => task.status.state.is_terminal(),
+        StreamEvent::ArtifactUpdate(_) => false,
+    }
+}
+
+fn parse_send(
+    version: ProtocolVersion,
+    params: Option<&RawValue>,
+) -> Result<SendMessageParams, Error> {
+    match version {
+        ProtocolVersion::V0_3 => v0_3::parse_send_params(params),
+        ProtocolVersion::V1_0 => v1_0::parse_send_params(params),
+    }
+}
+
+fn parse_task_id(
+    version: ProtocolVersion,
+    params: Option<&RawValue>,
+) -> Result<crate::model::TaskIdParams, Error> {
+    match version {
+        ProtocolVersion::V0_3 => v0_3::parse_task_id_params(params),
+        ProtocolVersion::V1_0 => v1_0::parse_task_id_params(params),
+    }
+}
+
+fn task_not_found(task_id: &str) -> Error {
+    Error::new(
+        Refusal::TaskNotFound,
+        format!("no task with id {task_id:?}"),
+    )
+    .with_metadata("taskId", task_id)
+}
+
+fn internal(error: &StoreError) -> Error {
+    tracing::error!(%error, "task store failed");
+    Error::bare(Refusal::Internal)
+}

@@ -1,0 +1,61 @@
+//! Serializing results in the version the request speaks.
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorProfile, Refusal};
+use crate::jsonrpc::{ErrorResponse, Id, SuccessResponse};
+use crate::model::{ListTasksResult, SendResult, StreamEvent, Task};
+use crate::version::ProtocolVersion;
+use crate::wire::{v0_3, v1_0};
+
+/// A JSON-RPC success response, as bytes.
+pub(crate) fn success<T: Serialize>(id: &Id, result: &T) -> Vec<u8> {
+    serde_json::to_vec(&SuccessResponse::new(id, result)).unwrap_or_else(|error| {
+        tracing::error!(%error, "serializing a result failed");
+        error_body(
+            id.clone(),
+            &Error::bare(Refusal::Internal),
+            ErrorProfile::Spec,
+        )
+        .1
+    })
+}
+
+/// A JSON-RPC error response and its HTTP status.
+pub(crate) fn error_body(id: Id, error: &Error, profile: ErrorProfile) -> (u16, Vec<u8>) {
+    let (status, response) = ErrorResponse::from_error(id, error, profile);
+    let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
+            .to_vec()
+    });
+    (status, body)
+}
+
+/// The result of a send.
+pub(crate) fn send_result(version: ProtocolVersion, id: &Id, result: &SendResult) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::send_result(result)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::send_result(result)),
+    }
+}
+
+/// One stream event, as the JSON of one JSON-RPC response.
+pub(crate) fn stream_event(version: ProtocolVersion, id: &Id, event: &StreamEvent) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::stream_event(event)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::stream_event(event)),
+    }
+}
+
+/// A bare task (get, cancel).
+pub(crate) fn task(version: ProtocolVersion, id: &Id, task: &Task) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::task(task)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::task(task)),
+    }
+}
+
+/// A page of tasks (v1.0 only).
+pub(crate) fn list(id: &Id, result: &ListTasksResult) -> Vec<u8> {
+    success(id, &v1_0::list_tasks_result(result))
+}

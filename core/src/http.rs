@@ -1,0 +1,265 @@
+//! The one axum [`Router`] both hosts serve: JSON-RPC on `POST /` (and on the card's
+//! interface path), the agent card, and `/ping`.
+//!
+//! Cross-cutting concerns are tower layers: body limit, request id (`x-request-id`, made
+//! when absent and returned), tracing, and a panic guard that answers -32603.
+
+use std::collections::hash_map::DefaultHasher;
+use std::convert::Infallible;
+use std::hash::{Hash as _, Hasher as _};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::StreamExt as _;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::engine::{CallContext, Engine, Reply};
+use crate::error::{Error, Refusal};
+use crate::jsonrpc::Id;
+use crate::version::VERSION_HEADER;
+
+/// The path of the agent card.
+pub const CARD_PATH: &str = "/.well-known/agent-card.json";
+/// The AgentCore session header, passed to agents as their session id.
+pub const SESSION_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-session-id";
+/// The request id header (made when absent, returned on every response).
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// Default request body limit: AgentCore's 100 MB payload limit.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 100 * 1024 * 1024;
+/// How long clients may cache the card.
+const CARD_MAX_AGE_SECONDS: u32 = 300;
+
+/// Router settings.
+#[derive(Debug, Clone, Copy)]
+pub struct RouterOptions {
+    /// Largest request body accepted.
+    pub max_body_bytes: usize,
+}
+
+impl Default for RouterOptions {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
+}
+
+struct AppState {
+    engine: Arc<Engine>,
+    card: Bytes,
+    etag: String,
+    last_modified: String,
+    max_body_bytes: usize,
+}
+
+/// The router for an engine.
+pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
+    let card_json =
+        serde_json::to_vec(&engine.card().render_hybrid(engine.public_url())).unwrap_or_default();
+    let mut hasher = DefaultHasher::new();
+    card_json.hash(&mut hasher);
+    let interface_path = interface_path(engine.public_url());
+    let state = Arc::new(AppState {
+        engine,
+        etag: format!("\"{:016x}\"", hasher.finish()),
+        card: Bytes::from(card_json),
+        last_modified: http_date(time::OffsetDateTime::now_utc()),
+        max_body_bytes: options.max_body_bytes,
+    });
+    let rpc = post(rpc).fallback(method_not_allowed);
+    let mut router = Router::new().route("/", rpc.clone());
+    if let Some(path) = interface_path {
+        let trimmed = path.trim_end_matches('/').to_owned();
+        router = router
+            .route(&format!("{trimmed}/"), rpc.clone())
+            .route(&trimmed, rpc);
+    }
+    router
+        .route(CARD_PATH, get(card))
+        .route("/ping", get(ping))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(options.max_body_bytes))
+        .layer(CatchPanicLayer::custom(|_| panic_response()))
+        .layer(TraceLayer::new_for_http())
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// The path part of the public URL when it is not `/`.
+fn interface_path(public_url: &str) -> Option<String> {
+    let rest = public_url
+        .split_once("://")
+        .map_or(public_url, |(_, rest)| rest);
+    let path = rest.find('/').map_or("/", |at| &rest[at..]);
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    (!path.trim_end_matches('/').is_empty()).then(|| path.to_owned())
+}
+
+async fn rpc(
+    State(state): State<Arc<AppState>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Response {
+    let engine = &state.engine;
+    if let Some(error) = content_type_error(&headers) {
+        return reply(engine.refuse(Id::Null, &error));
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let error = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::invalid_request(format!(
+                    "the body is larger than {} bytes",
+                    state.max_body_bytes
+                ))
+            } else {
+                Error::invalid_request(format!("the body could not be read: {rejection}"))
+            };
+            return reply(engine.refuse(Id::Null, &error));
+        }
+    };
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    let call = CallContext {
+        version_header: text(VERSION_HEADER),
+        query: uri.query().map(str::to_owned),
+        session_id: text(SESSION_HEADER),
+        request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
+    };
+    reply(engine.handle(&body, &call).await)
+}
+
+/// -32005 unless the content type is JSON (a missing content type is accepted).
+fn content_type_error(headers: &HeaderMap) -> Option<Error> {
+    let value = headers.get(header::CONTENT_TYPE)?;
+    let text = value.to_str().unwrap_or_default();
+    let essence = text
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json" || essence == "application/a2a+json" {
+        return None;
+    }
+    Some(Error::new(
+        Refusal::ContentTypeNotSupported,
+        format!("Content-Type {text:?} is not supported; send application/json"),
+    ))
+}
+
+fn reply(reply: Reply) -> Response {
+    match reply {
+        Reply::Json { status, body } => json_response(status, body),
+        Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
+        Reply::Stream(events) => {
+            let events = events.map(|json| {
+                Ok::<Event, Infallible>(Event::default().data(String::from_utf8_lossy(&json)))
+            });
+            Sse::new(events)
+                .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+                .into_response()
+        }
+    }
+}
+
+fn json_response(status: u16, body: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+fn panic_response() -> Response {
+    json_response(
+        200,
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
+            .to_vec(),
+    )
+}
+
+async fn method_not_allowed(State(state): State<Arc<AppState>>, method: Method) -> Response {
+    let error = Error::invalid_request(format!(
+        "{method} is not allowed here; send JSON-RPC requests with POST"
+    ));
+    let mut response = reply(state.engine.refuse(Id::Null, &error));
+    *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+async fn not_found(State(state): State<Arc<AppState>>, method: Method, uri: Uri) -> Response {
+    let error = Error::new(
+        Refusal::MethodNotFound,
+        format!(
+            "no route {method} {}; JSON-RPC goes to POST / and the card is at GET {CARD_PATH}",
+            uri.path()
+        ),
+    );
+    let mut response = reply(state.engine.refuse(Id::Null, &error));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+async fn card(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value.split(',').any(|tag| {
+                let tag = tag.trim();
+                tag == "*" || tag.trim_start_matches("W/") == state.etag
+            })
+        });
+    let cache = format!("public, max-age={CARD_MAX_AGE_SECONDS}");
+    let common = [
+        (header::ETAG, state.etag.clone()),
+        (header::LAST_MODIFIED, state.last_modified.clone()),
+        (header::CACHE_CONTROL, cache),
+    ];
+    if matches {
+        return (StatusCode::NOT_MODIFIED, common).into_response();
+    }
+    (
+        StatusCode::OK,
+        common,
+        [(header::CONTENT_TYPE, "application/json".to_owned())],
+        Body::from(state.card.clone()),
+    )
+        .into_response()
+}
+
+async fn ping(State(state): State<Arc<AppState>>) -> Response {
+    axum::Json(state.engine.health().ping()).into_response()
+}
+
+/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+fn http_date(at: time::OffsetDateTime) -> String {
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    at.format(&format).unwrap_or_default()
+}

@@ -1,0 +1,270 @@
+//! Task storage and the task lifecycle rules.
+//!
+//! [`TaskStore`] is where tasks live between requests (in memory here; other stores, such
+//! as DynamoDB on Lambda, implement the same trait). [`apply`] is the one place that turns
+//! an agent's event into a task change, so every host follows the same rules.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use tokio::sync::RwLock;
+
+use crate::agent::AgentEvent;
+use crate::model::{
+    Artifact, ListTasksParams, ListTasksResult, Task, TaskArtifactUpdateEvent, TaskState,
+    TaskStatus, TaskStatusUpdateEvent,
+};
+
+/// Default and largest page of `ListTasks` (the v1.0 specification's numbers).
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// Largest page of `ListTasks`.
+pub const MAX_PAGE_SIZE: u32 = 100;
+
+/// A store failed. The detail is logged; the caller sees -32603.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The page token was not issued by this store.
+    #[error("page token {0:?} is not valid")]
+    BadPageToken(String),
+    /// The backing service failed.
+    #[error("task store failed: {0}")]
+    Backend(String),
+}
+
+/// Where tasks live between requests.
+#[async_trait::async_trait]
+pub trait TaskStore: Send + Sync + 'static {
+    /// The task with this id, if any.
+    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError>;
+    /// Creates or replaces a task.
+    async fn save(&self, task: &Task) -> Result<(), StoreError>;
+    /// One page of tasks matching the filters, newest status first.
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
+}
+
+/// Tasks in process memory: lost on restart, not shared between processes.
+#[derive(Debug, Default)]
+pub struct InMemoryTaskStore {
+    tasks: RwLock<HashMap<String, Task>>,
+}
+
+impl InMemoryTaskStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for InMemoryTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
+        Ok(self.tasks.read().await.get(id).cloned())
+    }
+
+    async fn save(&self, task: &Task) -> Result<(), StoreError> {
+        self.tasks
+            .write()
+            .await
+            .insert(task.id.clone(), task.clone());
+        Ok(())
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        let tasks = self.tasks.read().await;
+        let mut matching: Vec<&Task> = tasks
+            .values()
+            .filter(|task| {
+                params
+                    .context_id
+                    .as_ref()
+                    .is_none_or(|context| &task.context_id == context)
+            })
+            .filter(|task| params.status.is_none_or(|state| task.status.state == state))
+            .filter(|task| {
+                params.status_timestamp_after.as_ref().is_none_or(|after| {
+                    task.status
+                        .timestamp
+                        .as_ref()
+                        .is_some_and(|at| parse_time(at) >= parse_time(after))
+                })
+            })
+            .collect();
+        matching.sort_by(|a, b| {
+            let key = |task: &Task| task.status.timestamp.as_deref().and_then(parse_time);
+            key(b).cmp(&key(a)).then_with(|| a.id.cmp(&b.id))
+        });
+        let page_size = params
+            .page_size
+            .unwrap_or(DEFAULT_PAGE_SIZE)
+            .clamp(1, MAX_PAGE_SIZE);
+        let offset = match &params.page_token {
+            None => 0,
+            Some(token) if token.is_empty() => 0,
+            Some(token) => decode_token(token)?,
+        };
+        let total = matching.len();
+        let end = offset.saturating_add(page_size as usize).min(total);
+        let page = matching
+            .get(offset.min(total)..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|task| view(task, params.history_length, params.include_artifacts))
+            .collect();
+        Ok(ListTasksResult {
+            tasks: page,
+            next_page_token: if end < total {
+                encode_token(end)
+            } else {
+                String::new()
+            },
+            page_size,
+            total_size: u32::try_from(total).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+fn encode_token(offset: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
+}
+
+fn decode_token(token: &str) -> Result<usize, StoreError> {
+    URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix("offset:")?.parse().ok())
+        .ok_or_else(|| StoreError::BadPageToken(token.to_owned()))
+}
+
+fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc3339).ok()
+}
+
+/// The current time as an RFC 3339 timestamp with milliseconds (`2026-01-02T03:04:05.678Z`).
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let millis = now.millisecond();
+    let whole = now.replace_millisecond(0).unwrap_or(now);
+    let text = whole
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    match text.strip_suffix('Z') {
+        Some(stem) => format!("{stem}.{millis:03}Z"),
+        None => text,
+    }
+}
+
+/// A copy of a task as a client asked to see it: the last `history_length` messages
+/// (`None`: all, `0`: none) and artifacts only when asked for.
+pub fn view(task: &Task, history_length: Option<u32>, include_artifacts: bool) -> Task {
+    let mut copy = task.clone();
+    trim_history(&mut copy, history_length);
+    if !include_artifacts {
+        copy.artifacts.clear();
+    }
+    copy
+}
+
+/// Keeps the last `history_length` messages (`None`: all).
+pub fn trim_history(task: &mut Task, history_length: Option<u32>) {
+    if let Some(keep) = history_length {
+        let keep = keep as usize;
+        if task.history.len() > keep {
+            task.history.drain(..task.history.len() - keep);
+        }
+    }
+}
+
+/// What applying an event to a task produced, to be broadcast to subscribers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// A status change.
+    Status(TaskStatusUpdateEvent),
+    /// An artifact change.
+    Artifact(TaskArtifactUpdateEvent),
+}
+
+/// Why an agent's event cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LifecycleError {
+    /// A direct message after the task exists.
+    #[error("the agent sent a direct message after the task started")]
+    MessageAfterTask,
+    /// Any event after a terminal state.
+    #[error("the agent sent an event after the task reached the terminal state {0:?}")]
+    AfterTerminal(TaskState),
+    /// An append to an artifact that does not exist.
+    #[error("the agent appended to unknown artifact {0:?}")]
+    UnknownArtifact(String),
+}
+
+/// Applies an agent event to a task, following the lifecycle rules: nothing changes a
+/// terminal task, appends extend an existing artifact, agent status messages join the
+/// history.
+///
+/// # Errors
+/// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
+pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleError> {
+    if task.status.state.is_terminal() {
+        return Err(LifecycleError::AfterTerminal(task.status.state));
+    }
+    match event {
+        AgentEvent::Message(_) => Err(LifecycleError::MessageAfterTask),
+        AgentEvent::Status { state, message } => {
+            if let Some(message) = &message {
+                task.history.push(message.clone());
+            }
+            task.status = TaskStatus {
+                state,
+                message,
+                timestamp: Some(now_rfc3339()),
+            };
+            Ok(Applied::Status(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: task.status.clone(),
+                is_final: state.ends_stream(),
+                metadata: None,
+            }))
+        }
+        AgentEvent::Artifact {
+            artifact,
+            append,
+            last_chunk,
+        } => {
+            merge_artifact(&mut task.artifacts, &artifact, append)?;
+            Ok(Applied::Artifact(TaskArtifactUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                artifact,
+                append,
+                last_chunk,
+                metadata: None,
+            }))
+        }
+    }
+}
+
+fn merge_artifact(
+    artifacts: &mut Vec<Artifact>,
+    artifact: &Artifact,
+    append: bool,
+) -> Result<(), LifecycleError> {
+    let existing = artifacts
+        .iter_mut()
+        .find(|known| known.artifact_id == artifact.artifact_id);
+    match (existing, append) {
+        (Some(known), true) => known.parts.extend(artifact.parts.iter().cloned()),
+        (None, true) => {
+            return Err(LifecycleError::UnknownArtifact(
+                artifact.artifact_id.clone(),
+            ));
+        }
+        (Some(known), false) => *known = artifact.clone(),
+        (None, false) => artifacts.push(artifact.clone()),
+    }
+    Ok(())
+}

@@ -1,19 +1,8 @@
-//! The binaries that do not serve yet say so and exit non-zero: nothing pretends to work.
+//! A binary that does not serve yet says so and exits non-zero: nothing pretends to work.
 
 use std::process::Command;
 
 use a2a_integration_tests::binary;
-
-#[test]
-fn emulator_says_it_does_not_serve_yet() {
-    let output = Command::new(binary("a2a-emulator", "a2a-emulator"))
-        .args(["--port", "0"])
-        .output()
-        .unwrap_or_else(|error| panic!("emulator did not start: {error}"));
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("serving is not built yet"), "{stderr}");
-}
 
 #[test]
 fn lambda_function_says_it_does_not_serve_yet() {

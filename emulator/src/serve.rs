@@ -64,10 +64,10 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
     )?;
     let app = router(Arc::new(engine), RouterOptions::default());
     println!(
-        "a2a-emulator listening on http://{bound} (agent: {:?}, card url: {public_url})",
+        "a2a-emulator listening on http://{bound} (agent: {}, card url: {public_url})",
         args.agent
     );
-    tracing::info!(%bound, %public_url, agent = ?args.agent, "serving");
+    tracing::info!(%bound, %public_url, agent = %args.agent, "serving");
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut stop_wait = stop_rx.clone();

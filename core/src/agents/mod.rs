@@ -39,6 +39,15 @@ impl FromStr for BuiltIn {
     }
 }
 
+impl std::fmt::Display for BuiltIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Echo => "echo",
+            Self::Conformance => "conformance",
+        })
+    }
+}
+
 impl BuiltIn {
     /// The agent.
     pub fn agent(self) -> Arc<dyn Agent> {

@@ -183,7 +183,21 @@ impl Engine {
             Err(rejection) => return self.refuse(rejection.id, &rejection.error),
         };
         let id = request.response_id();
+        let started = std::time::Instant::now();
         let outcome = self.dispatch(&request, &id, call).await;
+        let code = outcome
+            .as_ref()
+            .err()
+            .map(|error| error.to_wire(self.profile).1.code);
+        tracing::info!(
+            request_id = call.request_id,
+            session_id = call.session_id.as_deref().unwrap_or(""),
+            method = request.method,
+            version = call.version_header.as_deref().unwrap_or("0.3"),
+            outcome = code.map_or_else(|| "ok".to_owned(), |code| code.to_string()),
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "rpc"
+        );
         if request.is_notification() {
             if let Err(error) = &outcome {
                 tracing::info!(request_id = call.request_id, %error, "notification refused");

@@ -8,7 +8,7 @@ PORT ?= 9000
 AGENT ?= echo
 export RUSTDOCFLAGS := -D warnings
 
-.PHONY: help run build test fmt fmt-check lint doc unit bench clean
+.PHONY: help run build test fmt fmt-check lint doc unit bench load clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ unit: ## Run every test in the workspace
 
 bench: ## Criterion benchmarks (parse + convert of send requests)
 	$(CARGO) bench -p a2a-core
+
+load: ## Load test the emulator with wrk (message/send, echo agent; A2A_LOAD_VERSION=1.0)
+	scripts/load.sh
 
 clean: ## Remove build output
 	$(CARGO) clean

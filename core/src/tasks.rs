@@ -44,36 +44,90 @@ pub trait TaskStore: Send + Sync + 'static {
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
 }
 
+/// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
+/// ones.
+pub const DEFAULT_IN_MEMORY_CAPACITY: usize = 10_000;
+
 /// Tasks in process memory: lost on restart, not shared between processes.
-#[derive(Debug, Default)]
+///
+/// It holds at most `capacity` tasks: past that, the oldest tasks in a terminal state are
+/// forgotten first (a get then answers -32001), so a long-running process does not grow
+/// without bound. Tasks still open are never forgotten.
+#[derive(Debug)]
 pub struct InMemoryTaskStore {
-    tasks: RwLock<HashMap<String, Task>>,
+    inner: RwLock<Tasks>,
+    capacity: usize,
+}
+
+#[derive(Debug, Default)]
+struct Tasks {
+    by_id: HashMap<String, Task>,
+    /// Ids in the order they were first saved.
+    order: std::collections::VecDeque<String>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl InMemoryTaskStore {
-    /// An empty store.
+    /// An empty store holding up to [`DEFAULT_IN_MEMORY_CAPACITY`] tasks.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_capacity(DEFAULT_IN_MEMORY_CAPACITY)
+    }
+
+    /// An empty store holding up to `capacity` tasks (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            inner: RwLock::new(Tasks::default()),
+            capacity: capacity.max(1),
+        }
+    }
+}
+
+impl Tasks {
+    /// Forgets the oldest terminal tasks until at most `capacity` remain (or none can go).
+    fn evict(&mut self, capacity: usize) {
+        let mut excess = self.by_id.len().saturating_sub(capacity);
+        let mut index = 0;
+        while excess > 0 && index < self.order.len() {
+            let terminal = self
+                .by_id
+                .get(&self.order[index])
+                .is_none_or(|task| task.status.state.is_terminal());
+            if terminal {
+                if let Some(id) = self.order.remove(index) {
+                    self.by_id.remove(&id);
+                }
+                excess -= 1;
+            } else {
+                index += 1;
+            }
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
-        Ok(self.tasks.read().await.get(id).cloned())
+        Ok(self.inner.read().await.by_id.get(id).cloned())
     }
 
     async fn save(&self, task: &Task) -> Result<(), StoreError> {
-        self.tasks
-            .write()
-            .await
-            .insert(task.id.clone(), task.clone());
+        let mut tasks = self.inner.write().await;
+        if tasks.by_id.insert(task.id.clone(), task.clone()).is_none() {
+            tasks.order.push_back(task.id.clone());
+            tasks.evict(self.capacity);
+        }
         Ok(())
     }
 
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        let tasks = self.tasks.read().await;
+        let tasks = self.inner.read().await;
         let mut matching: Vec<&Task> = tasks
+            .by_id
             .values()
             .filter(|task| {
                 params

@@ -1,0 +1,298 @@
+//! The in-memory task store and the lifecycle rules.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use a2a_core::agent::AgentEvent;
+use a2a_core::model::{
+    Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
+};
+use a2a_core::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, TaskStore};
+
+fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
+    Task {
+        id: id.to_owned(),
+        context_id: context.to_owned(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: Some(at.to_owned()),
+        },
+        artifacts: vec![artifact("a", "x")],
+        history: (0..3)
+            .map(|n| Message::text(Role::User, format!("m{n}"), "hi"))
+            .collect(),
+        metadata: None,
+    }
+}
+
+fn artifact(id: &str, text: &str) -> Artifact {
+    Artifact {
+        artifact_id: id.to_owned(),
+        name: None,
+        description: None,
+        parts: vec![Part::text(text)],
+        metadata: None,
+        extensions: Vec::new(),
+    }
+}
+
+#[tokio::test]
+async fn list_filters_sorts_newest_first_and_pages() {
+    let store = InMemoryTaskStore::new();
+    store
+        .save(&task(
+            "t1",
+            "c1",
+            TaskState::Completed,
+            "2026-01-01T00:00:01Z",
+        ))
+        .await
+        .unwrap();
+    store
+        .save(&task(
+            "t2",
+            "c1",
+            TaskState::Working,
+            "2026-01-01T00:00:03Z",
+        ))
+        .await
+        .unwrap();
+    store
+        .save(&task(
+            "t3",
+            "c2",
+            TaskState::Completed,
+            "2026-01-01T00:00:02Z",
+        ))
+        .await
+        .unwrap();
+
+    let all = store.list(&ListTasksParams::default()).await.unwrap();
+    let ids: Vec<&str> = all.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t2", "t3", "t1"]);
+    assert_eq!(
+        (all.total_size, all.page_size, all.next_page_token.as_str()),
+        (3, 50, "")
+    );
+    assert!(
+        all.tasks.iter().all(|t| t.artifacts.is_empty()),
+        "artifacts only when asked"
+    );
+
+    let c1 = store
+        .list(&ListTasksParams {
+            context_id: Some("c1".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(c1.total_size, 2);
+
+    let done = store
+        .list(&ListTasksParams {
+            status: Some(TaskState::Completed),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        done.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["t3", "t1"]
+    );
+
+    let recent = store
+        .list(&ListTasksParams {
+            status_timestamp_after: Some("2026-01-01T00:00:02Z".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(recent.total_size, 2);
+
+    let first = store
+        .list(&ListTasksParams {
+            page_size: Some(2),
+            history_length: Some(1),
+            include_artifacts: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(first.tasks.len(), 2);
+    assert_eq!(first.tasks[0].history.len(), 1);
+    assert_eq!(
+        first.tasks[0].history[0].message_id, "m2",
+        "the last messages are kept"
+    );
+    assert_eq!(first.tasks[0].artifacts.len(), 1);
+    assert!(!first.next_page_token.is_empty());
+    let second = store
+        .list(&ListTasksParams {
+            page_size: Some(2),
+            page_token: Some(first.next_page_token),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        second
+            .tasks
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>(),
+        ["t1"]
+    );
+    assert_eq!(second.next_page_token, "");
+
+    let bad = store
+        .list(&ListTasksParams {
+            page_token: Some("nonsense".into()),
+            ..Default::default()
+        })
+        .await;
+    assert!(bad.is_err());
+}
+
+#[tokio::test]
+async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
+    let store = InMemoryTaskStore::with_capacity(2);
+    store
+        .save(&task(
+            "open",
+            "c",
+            TaskState::InputRequired,
+            "2026-01-01T00:00:00Z",
+        ))
+        .await
+        .unwrap();
+    store
+        .save(&task(
+            "done-1",
+            "c",
+            TaskState::Completed,
+            "2026-01-01T00:00:01Z",
+        ))
+        .await
+        .unwrap();
+    store
+        .save(&task(
+            "done-2",
+            "c",
+            TaskState::Completed,
+            "2026-01-01T00:00:02Z",
+        ))
+        .await
+        .unwrap();
+    assert!(
+        store.get("open").await.unwrap().is_some(),
+        "open tasks are kept"
+    );
+    assert!(
+        store.get("done-1").await.unwrap().is_none(),
+        "the oldest finished task goes"
+    );
+    assert!(store.get("done-2").await.unwrap().is_some());
+    // Saving an existing task again does not count twice.
+    store
+        .save(&task(
+            "done-2",
+            "c",
+            TaskState::Completed,
+            "2026-01-01T00:00:03Z",
+        ))
+        .await
+        .unwrap();
+    assert!(store.get("open").await.unwrap().is_some());
+}
+
+#[test]
+fn apply_follows_the_lifecycle_rules() {
+    let mut current = task("t", "c", TaskState::Working, "2026-01-01T00:00:00Z");
+    current.artifacts.clear();
+    let applied = tasks::apply(
+        &mut current,
+        AgentEvent::Artifact {
+            artifact: artifact("out", "one "),
+            append: false,
+            last_chunk: false,
+        },
+    )
+    .unwrap();
+    assert!(matches!(applied, Applied::Artifact(ref update) if !update.append));
+    tasks::apply(
+        &mut current,
+        AgentEvent::Artifact {
+            artifact: artifact("out", "two"),
+            append: true,
+            last_chunk: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(current.artifacts.len(), 1);
+    assert_eq!(
+        current.artifacts[0].parts.len(),
+        2,
+        "append extends the artifact"
+    );
+
+    assert_eq!(
+        tasks::apply(
+            &mut current,
+            AgentEvent::Artifact {
+                artifact: artifact("ghost", "x"),
+                append: true,
+                last_chunk: true
+            },
+        ),
+        Err(LifecycleError::UnknownArtifact("ghost".into()))
+    );
+
+    let message = Message::text(Role::Agent, "a1", "done");
+    let applied = tasks::apply(
+        &mut current,
+        AgentEvent::Status {
+            state: TaskState::Completed,
+            message: Some(message),
+        },
+    )
+    .unwrap();
+    match applied {
+        Applied::Status(update) => {
+            assert!(update.is_final);
+            assert_eq!(update.status.state, TaskState::Completed);
+            assert!(update.status.timestamp.is_some());
+        }
+        Applied::Artifact(_) => panic!("expected a status update"),
+    }
+    assert_eq!(current.history.last().unwrap().message_id, "a1");
+
+    assert_eq!(
+        tasks::apply(
+            &mut current,
+            AgentEvent::Status {
+                state: TaskState::Working,
+                message: None
+            }
+        ),
+        Err(LifecycleError::AfterTerminal(TaskState::Completed)),
+        "nothing changes a terminal task"
+    );
+    assert_eq!(current.status.state, TaskState::Completed);
+}
+
+#[test]
+fn history_length_keeps_the_last_messages() {
+    let full = task("t", "c", TaskState::Completed, "2026-01-01T00:00:00Z");
+    assert_eq!(tasks::view(&full, None, true).history.len(), 3);
+    assert_eq!(tasks::view(&full, Some(0), true).history.len(), 0);
+    let one = tasks::view(&full, Some(1), true);
+    assert_eq!(one.history[0].message_id, "m2");
+    assert_eq!(tasks::view(&full, Some(10), true).history.len(), 3);
+}
+
+#[test]
+fn timestamps_are_rfc3339_with_milliseconds() {
+    let now = tasks::now_rfc3339();
+    assert_eq!(now.len(), "2026-01-02T03:04:05.678Z".len(), "{now}");
+    assert!(now.ends_with('Z'));
+}

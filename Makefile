@@ -8,7 +8,7 @@ PORT ?= 9000
 AGENT ?= echo
 export RUSTDOCFLAGS := -D warnings
 
-.PHONY: help run build test fmt fmt-check lint doc unit bench load clean
+.PHONY: help run build test fmt fmt-check lint doc unit interop bench load clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -19,7 +19,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit ## Everything CI checks: fmt, clippy, docs, every test
+test: fmt-check lint doc unit interop ## Everything CI checks: fmt, clippy, docs, every test, official clients
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -37,11 +37,15 @@ unit: ## Run every test in the workspace
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 
-bench: ## Criterion benchmarks (parse + convert of send requests)
-	$(CARGO) bench -p a2a-core
+interop: ## The official Python and JS A2A clients against the emulator
+	tests/interop/run.sh
 
-load: ## Load test the emulator with wrk (message/send, echo agent; A2A_LOAD_VERSION=1.0)
-	scripts/load.sh
+bench: ## Criterion benchmarks (parse + convert) and the load benchmark
+	$(CARGO) bench -p a2a-core
+	scripts/load.py
+
+load: ## Load benchmark: emulator vs a minimal JSON-RPC ceiling (needs wrk)
+	scripts/load.py
 
 clean: ## Remove build output
 	$(CARGO) clean

@@ -355,3 +355,22 @@ async fn agent_errors_and_panics_are_generic_32603() {
         assert!(!answer.body.contains("SECRET"));
     }
 }
+
+#[tokio::test]
+async fn list_tasks_takes_no_params() {
+    let app = app();
+    call(&app, post("/", SEND_V0_3)).await;
+    let answer = call(
+        &app,
+        post_v1(r#"{"jsonrpc":"2.0","id":9,"method":"ListTasks"}"#),
+    )
+    .await;
+    let result = &answer.json()["result"];
+    assert_eq!(result["totalSize"], 1, "{}", answer.body);
+    assert_eq!(result["pageSize"], 50);
+    assert_eq!(result["nextPageToken"], "");
+    assert_eq!(
+        result["tasks"][0]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+}

@@ -1,11 +1,50 @@
 //! Helpers for the workspace-level tests that run the real binaries.
 //!
-//! [`binary`] builds a workspace binary once per test process (with the same profile as
-//! the tests) and returns its path, so `cargo test --workspace` never runs a stale build.
+//! - [`binary`] builds a workspace binary once per test process (with the same profile as
+//!   the tests) and returns its path, so `cargo test --workspace` never runs a stale build.
+//! - [`Emulator`] starts the real `a2a-emulator` on an ephemeral port, waits (bounded) for
+//!   the line saying where it listens, and kills it on drop. Its methods speak HTTP to it:
+//!   JSON-RPC calls in either protocol [`Version`], SSE streams ([`SseStream`]), the agent
+//!   card and `/ping`.
+//! - [`SseParser`] turns the bytes of an SSE body into its `data:` payloads, however the
+//!   body is cut into chunks.
+//!
+//! Every wait is bounded: a test that would hang fails with what it was waiting for.
 
+use std::collections::VecDeque;
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::pin::Pin;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use futures_util::{Stream, StreamExt as _};
+pub use reqwest::header::HeaderMap;
+pub use serde_json::{Value, json};
+
+/// How long the emulator may take to print its listening line.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long any one HTTP exchange or SSE event may take.
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
+/// What the emulator prints (on stdout) once it accepts connections.
+pub const LISTENING_PREFIX: &str = "a2a-emulator listening on ";
+
+/// Environment variables the emulator (or its agents) read: cleared for every run so the
+/// tests do not depend on the caller's environment.
+const EMULATOR_ENV: [&str; 9] = [
+    "A2A_HOST",
+    "A2A_PORT",
+    "A2A_AGENT",
+    "A2A_PUBLIC_URL",
+    "A2A_SHUTDOWN_GRACE_SECONDS",
+    "A2A_LOG_FORMAT",
+    "AGENTCORE_RUNTIME_URL",
+    "TCK_STREAMING_TIMEOUT",
+    "RUST_LOG",
+];
 
 /// The target directory the tests were built into (`…/target/debug`).
 fn profile_dir() -> PathBuf {
@@ -24,9 +63,7 @@ fn profile_dir() -> PathBuf {
 pub fn binary(package: &str, bin: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
     let built = BUILT.get_or_init(|| Mutex::new(Vec::new()));
-    let mut built = built
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut built = built.lock().unwrap_or_else(PoisonError::into_inner);
     let path = profile_dir().join(format!("{bin}{}", std::env::consts::EXE_SUFFIX));
     if !built.iter().any(|name| name == bin) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -41,4 +78,831 @@ pub fn binary(package: &str, bin: &str) -> PathBuf {
     }
     assert!(path.exists(), "{} was not built", path.display());
     path
+}
+
+/// A command for the emulator binary with the emulator's environment variables cleared,
+/// for runs that do not serve (`--help`, bad flags).
+pub fn emulator_command() -> Command {
+    let mut command = Command::new(binary("a2a-emulator", "a2a-emulator"));
+    for name in EMULATOR_ENV {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Polls `probe` until it returns `Some`, for at most `timeout`; panics naming `what`.
+///
+/// For states the tests cannot be told about (a task runner finishing, a process
+/// exiting): the probe is asked again every 20 ms, never waited on blindly.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = probe().await {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// An A2A protocol version, as a request asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// v0.3: no `A2A-Version` header.
+    V0_3,
+    /// v1.0: `A2A-Version: 1.0`.
+    V1_0,
+}
+
+/// A JSON-RPC operation, named per version by [`Version::method`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `message/send` / `SendMessage`.
+    Send,
+    /// `message/stream` / `SendStreamingMessage`.
+    Stream,
+    /// `tasks/get` / `GetTask`.
+    Get,
+    /// `ListTasks` (v1.0 only).
+    List,
+    /// `tasks/cancel` / `CancelTask`.
+    Cancel,
+    /// `tasks/resubscribe` / `SubscribeToTask`.
+    Subscribe,
+    /// `tasks/pushNotificationConfig/set` / `CreateTaskPushNotificationConfig`.
+    SetPush,
+    /// `tasks/pushNotificationConfig/get` / `GetTaskPushNotificationConfig`.
+    GetPush,
+    /// `tasks/pushNotificationConfig/list` / `ListTaskPushNotificationConfigs`.
+    ListPush,
+    /// `tasks/pushNotificationConfig/delete` / `DeleteTaskPushNotificationConfig`.
+    DeletePush,
+    /// `agent/getAuthenticatedExtendedCard` / `GetExtendedAgentCard`.
+    ExtendedCard,
+}
+
+impl Version {
+    /// Both versions, oldest first.
+    pub const ALL: [Self; 2] = [Self::V0_3, Self::V1_0];
+
+    /// The `A2A-Version` header the request sends (none for v0.3).
+    pub fn header(self) -> Option<&'static str> {
+        match self {
+            Self::V0_3 => None,
+            Self::V1_0 => Some("1.0"),
+        }
+    }
+
+    /// The method name of `op` in this version.
+    pub fn method(self, op: Op) -> &'static str {
+        match (self, op) {
+            (Self::V0_3, Op::Send) => "message/send",
+            (Self::V0_3, Op::Stream) => "message/stream",
+            (Self::V0_3, Op::Get) => "tasks/get",
+            // v0.3 has no list; the v1.0 name is what a v0.3 request would (wrongly) send.
+            (_, Op::List) => "ListTasks",
+            (Self::V0_3, Op::Cancel) => "tasks/cancel",
+            (Self::V0_3, Op::Subscribe) => "tasks/resubscribe",
+            (Self::V0_3, Op::SetPush) => "tasks/pushNotificationConfig/set",
+            (Self::V0_3, Op::GetPush) => "tasks/pushNotificationConfig/get",
+            (Self::V0_3, Op::ListPush) => "tasks/pushNotificationConfig/list",
+            (Self::V0_3, Op::DeletePush) => "tasks/pushNotificationConfig/delete",
+            (Self::V0_3, Op::ExtendedCard) => "agent/getAuthenticatedExtendedCard",
+            (Self::V1_0, Op::Send) => "SendMessage",
+            (Self::V1_0, Op::Stream) => "SendStreamingMessage",
+            (Self::V1_0, Op::Get) => "GetTask",
+            (Self::V1_0, Op::Cancel) => "CancelTask",
+            (Self::V1_0, Op::Subscribe) => "SubscribeToTask",
+            (Self::V1_0, Op::SetPush) => "CreateTaskPushNotificationConfig",
+            (Self::V1_0, Op::GetPush) => "GetTaskPushNotificationConfig",
+            (Self::V1_0, Op::ListPush) => "ListTaskPushNotificationConfigs",
+            (Self::V1_0, Op::DeletePush) => "DeleteTaskPushNotificationConfig",
+            (Self::V1_0, Op::ExtendedCard) => "GetExtendedAgentCard",
+        }
+    }
+
+    /// A user message with one text part.
+    pub fn user_message(self, message_id: &str, text: &str) -> Value {
+        match self {
+            Self::V0_3 => json!({
+                "kind": "message",
+                "role": "user",
+                "messageId": message_id,
+                "parts": [{"kind": "text", "text": text}],
+            }),
+            Self::V1_0 => json!({
+                "role": "ROLE_USER",
+                "messageId": message_id,
+                "parts": [{"text": text}],
+            }),
+        }
+    }
+
+    /// `{"message": …}` for a user message with one text part.
+    pub fn send_params(self, message_id: &str, text: &str) -> Value {
+        json!({"message": self.user_message(message_id, text)})
+    }
+
+    /// Send params that ask for the task at once, without waiting for it to finish
+    /// (`blocking: false` in v0.3, `returnImmediately: true` in v1.0).
+    pub fn send_params_at_once(self, message_id: &str, text: &str) -> Value {
+        let configuration = match self {
+            Self::V0_3 => json!({"blocking": false}),
+            Self::V1_0 => json!({"returnImmediately": true}),
+        };
+        json!({"message": self.user_message(message_id, text), "configuration": configuration})
+    }
+
+    /// A state's wire name: `input-required` → `TASK_STATE_INPUT_REQUIRED` in v1.0.
+    pub fn state(self, state: &str) -> String {
+        match self {
+            Self::V0_3 => state.to_owned(),
+            Self::V1_0 => format!("TASK_STATE_{}", state.replace('-', "_").to_uppercase()),
+        }
+    }
+
+    /// The task in a send result (v0.3: the result itself; v1.0: `result.task`).
+    pub fn task_in(self, result: &Value) -> Value {
+        match self {
+            Self::V0_3 => {
+                assert_eq!(result["kind"], "task", "not a task: {result}");
+                result.clone()
+            }
+            Self::V1_0 => {
+                let task = &result["task"];
+                assert!(task.is_object(), "not a task: {result}");
+                task.clone()
+            }
+        }
+    }
+}
+
+/// The `error` response the A2A spec profile sends: code, `"{title}: {detail}"`, and a
+/// `google.rpc.ErrorInfo` whose metadata holds the detail and `extra` entries.
+pub fn spec_error(
+    id: &Value,
+    code: i64,
+    title: &str,
+    reason: &str,
+    detail: &str,
+    extra: &[(&str, &str)],
+) -> Value {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("detail".to_owned(), json!(detail));
+    for (key, value) in extra {
+        metadata.insert((*key).to_owned(), json!(value));
+    }
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": code,
+            "message": format!("{title}: {detail}"),
+            "data": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "domain": "a2a-protocol.org",
+                "metadata": metadata,
+                "reason": reason,
+            }],
+        },
+    })
+}
+
+/// A copy of `value` with what changes from run to run replaced: every `timestamp`
+/// (checked to be RFC 3339 UTC with milliseconds) becomes `"<timestamp>"`, every
+/// UUID-shaped `messageId` becomes `"<uuid>"`.
+///
+/// # Panics
+/// When a timestamp is malformed.
+pub fn redact(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| {
+                    let item = match (key.as_str(), item) {
+                        ("timestamp", Value::String(text)) => {
+                            assert!(is_rfc3339_millis(text), "bad timestamp {text:?}");
+                            json!("<timestamp>")
+                        }
+                        ("messageId", Value::String(text)) if is_uuid(text) => json!("<uuid>"),
+                        _ => redact(item),
+                    };
+                    (key.clone(), item)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `8-4-4-4-12` lowercase hex digits.
+pub fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|group| group.len()).eq([8, 4, 4, 4, 12])
+        && groups.iter().all(|group| {
+            group
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        })
+}
+
+/// `2026-01-02T03:04:05.678Z`.
+fn is_rfc3339_millis(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit_at = |at: &[usize]| {
+        at.iter()
+            .all(|&i| bytes.get(i).is_some_and(u8::is_ascii_digit))
+    };
+    bytes.len() == 24
+        && digit_at(&[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22])
+        && [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+            (23, b'Z'),
+        ]
+        .iter()
+        .all(|&(at, byte)| bytes.get(at) == Some(&byte))
+}
+
+/// The options of one emulator run; [`EmulatorBuilder::start`] starts it.
+#[derive(Debug, Clone)]
+pub struct EmulatorBuilder {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl EmulatorBuilder {
+    /// Adds command-line arguments (after `--port 0`).
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for the emulator.
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Starts the emulator and waits (at most [`STARTUP_TIMEOUT`]) for its listening line.
+    ///
+    /// # Panics
+    /// When it cannot start, exits, or does not say where it listens in time; the panic
+    /// carries its stderr.
+    pub fn start(self) -> Emulator {
+        let mut command = emulator_command();
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(name, value)| (name, value)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|error| panic!("a2a-emulator did not start: {error}"));
+
+        // Drain stderr (the logs) so the emulator never blocks on a full pipe; keep it for
+        // failure messages.
+        let stderr_log = Arc::new(Mutex::new(String::new()));
+        let stderr_thread = child.stderr.take().map(|stderr| {
+            let log = Arc::clone(&stderr_log);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).split(b'\n') {
+                    let Ok(line) = line else { break };
+                    let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
+                    log.push_str(&String::from_utf8_lossy(&line));
+                    log.push('\n');
+                }
+            })
+        });
+        // Read stdout until the listening line, then keep draining it.
+        let (listening_tx, listening_rx) = mpsc::channel();
+        if let Some(stdout) = child.stdout.take() {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    if line.starts_with(LISTENING_PREFIX) {
+                        let _ = listening_tx.send(line);
+                    }
+                }
+            });
+        }
+        let mut emulator = Emulator {
+            child,
+            base_url: String::new(),
+            listening_line: String::new(),
+            stderr_log,
+            stderr_thread,
+            http: reqwest::Client::builder()
+                .no_proxy()
+                .connect_timeout(STEP_TIMEOUT)
+                .build()
+                .unwrap_or_else(|error| panic!("cannot build the HTTP client: {error}")),
+            next_id: AtomicU64::new(1),
+        };
+        match listening_rx.recv_timeout(STARTUP_TIMEOUT) {
+            Ok(line) => {
+                let base_url = line
+                    .strip_prefix(LISTENING_PREFIX)
+                    .and_then(|rest| rest.split_whitespace().next())
+                    .unwrap_or_default()
+                    .trim_end_matches('/')
+                    .to_owned();
+                assert!(
+                    base_url.starts_with("http://"),
+                    "unexpected listening line {line:?}"
+                );
+                emulator.base_url = base_url;
+                emulator.listening_line = line;
+                emulator
+            }
+            Err(error) => {
+                let _ = emulator.child.kill();
+                let status = emulator.child.wait();
+                panic!(
+                    "a2a-emulator {:?} did not say it listens ({error}); exit: {status:?}; \
+                     stderr:\n{}",
+                    self.args,
+                    emulator.stderr()
+                );
+            }
+        }
+    }
+}
+
+/// A running `a2a-emulator`, killed on drop.
+#[derive(Debug)]
+pub struct Emulator {
+    child: Child,
+    base_url: String,
+    listening_line: String,
+    stderr_log: Arc<Mutex<String>>,
+    stderr_thread: Option<JoinHandle<()>>,
+    http: reqwest::Client,
+    next_id: AtomicU64,
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Emulator {
+    /// A run on a free port (`--port 0`) with no other option yet.
+    pub fn builder() -> EmulatorBuilder {
+        EmulatorBuilder {
+            args: vec!["--port".to_owned(), "0".to_owned()],
+            env: Vec::new(),
+        }
+    }
+
+    /// Starts the emulator on a free port with `args`.
+    pub fn start(args: &[&str]) -> Self {
+        Self::builder().args(args.iter().copied()).start()
+    }
+
+    /// Starts the emulator with the `conformance` agent.
+    pub fn conformance() -> Self {
+        Self::start(&["--agent", "conformance"])
+    }
+
+    /// `http://127.0.0.1:PORT`, no trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The line the emulator printed when it started listening.
+    pub fn listening_line(&self) -> &str {
+        &self.listening_line
+    }
+
+    /// The base URL followed by `path` (which starts with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What the emulator logged so far.
+    pub fn stderr(&mut self) -> String {
+        if self.child.try_wait().ok().flatten().is_some()
+            && let Some(thread) = self.stderr_thread.take()
+        {
+            let _ = thread.join();
+        }
+        self.stderr_log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Sends SIGTERM (with `kill -TERM`, so the tests need no libc).
+    ///
+    /// # Panics
+    /// When `kill` fails.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status();
+        assert!(
+            status.is_ok_and(|status| status.success()),
+            "kill -TERM {} failed",
+            self.pid()
+        );
+    }
+
+    /// The exit status if the process exits within `timeout` (polled), else `None`.
+    pub async fn exited_within(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The HTTP client (no proxy, plain HTTP/1.1).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// A fresh request id (`"req-N"`).
+    pub fn next_id(&self) -> Value {
+        json!(format!(
+            "req-{}",
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// Sends `request`, bounded by [`STEP_TIMEOUT`] until the response head arrives.
+    ///
+    /// # Panics
+    /// When the request fails or times out.
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> reqwest::Response {
+        match tokio::time::timeout(STEP_TIMEOUT, request.send()).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => panic!("HTTP request failed: {error}"),
+            Err(_) => panic!("no HTTP response within {STEP_TIMEOUT:?}"),
+        }
+    }
+
+    /// `POST path` with JSON content type, the version's header and `body`.
+    pub async fn post(&self, path: &str, version: Version, body: Vec<u8>) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(header) = version.header() {
+            request = request.header("A2A-Version", header);
+        }
+        self.send(request).await
+    }
+
+    /// Sends one JSON-RPC body to `POST /` and returns the JSON response, checking HTTP
+    /// 200 and the JSON content type.
+    pub async fn rpc(&self, version: Version, body: &Value) -> Value {
+        let response = self.post("/", version, body.to_string().into_bytes()).await;
+        json_body(response, 200).await.1
+    }
+
+    /// Calls `method` with `params` and a fresh id; checks that the response echoes the id
+    /// and is JSON-RPC 2.0, and returns the whole response.
+    pub async fn call(&self, version: Version, method: &str, params: Value) -> Value {
+        let id = self.next_id();
+        let response = self
+            .rpc(
+                version,
+                &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            )
+            .await;
+        assert_eq!(response["jsonrpc"], "2.0", "{response}");
+        assert_eq!(response["id"], id, "the id is not echoed: {response}");
+        response
+    }
+
+    /// [`Emulator::call`] for the version's name of `op`.
+    pub async fn call_op(&self, version: Version, op: Op, params: Value) -> Value {
+        self.call(version, version.method(op), params).await
+    }
+
+    /// The `result` of `op`, panicking with the response when it is an error.
+    pub async fn result(&self, version: Version, op: Op, params: Value) -> Value {
+        let response = self.call_op(version, op, params).await;
+        assert!(
+            response.get("error").is_none() && response.get("result").is_some(),
+            "{} failed: {response}",
+            version.method(op)
+        );
+        response["result"].clone()
+    }
+
+    /// Sends a message and returns the task of the result (blocking send).
+    pub async fn send_task(&self, version: Version, params: Value) -> Value {
+        version.task_in(&self.result(version, Op::Send, params).await)
+    }
+
+    /// The task with this id, as `tasks/get` / `GetTask` returns it.
+    pub async fn get_task(&self, version: Version, task_id: &str) -> Value {
+        self.result(version, Op::Get, json!({"id": task_id})).await
+    }
+
+    /// Calls a streaming `op` and returns the SSE stream, checking HTTP 200 and the
+    /// `text/event-stream` content type.
+    pub async fn stream(&self, version: Version, op: Op, params: Value) -> SseStream {
+        let id = self.next_id();
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": version.method(op), "params": params});
+        let response = self.post("/", version, body.to_string().into_bytes()).await;
+        SseStream::open(response, id).await
+    }
+
+    /// `GET /ping` as JSON.
+    pub async fn ping(&self) -> Value {
+        let response = self.send(self.http.get(self.url("/ping"))).await;
+        json_body(response, 200).await.1
+    }
+
+    /// Waits (bounded) until `/ping` says `Healthy`: no task is running any more.
+    pub async fn wait_idle(&self) {
+        eventually("/ping to say Healthy", STEP_TIMEOUT, || async {
+            (self.ping().await["status"] == "Healthy").then_some(())
+        })
+        .await;
+    }
+
+    /// `GET /.well-known/agent-card.json`, optionally with `If-None-Match`.
+    pub async fn card_response(&self, if_none_match: Option<&str>) -> reqwest::Response {
+        let mut request = self.http.get(self.url("/.well-known/agent-card.json"));
+        if let Some(tag) = if_none_match {
+            request = request.header("if-none-match", tag);
+        }
+        self.send(request).await
+    }
+
+    /// The agent card.
+    pub async fn card(&self) -> Value {
+        json_body(self.card_response(None).await, 200).await.1
+    }
+}
+
+/// Reads a JSON response, checking its status and `application/json` content type.
+///
+/// # Panics
+/// On another status or content type, or a body that is not JSON.
+pub async fn json_body(response: reqwest::Response, status: u16) -> (HeaderMap, Value) {
+    let actual = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = match tokio::time::timeout(STEP_TIMEOUT, response.text()).await {
+        Ok(Ok(text)) => text,
+        Ok(Err(error)) => panic!("reading the body failed: {error}"),
+        Err(_) => panic!("no complete body within {STEP_TIMEOUT:?}"),
+    };
+    assert_eq!(actual, status, "unexpected HTTP status; body: {text}");
+    assert_eq!(
+        header(&headers, "content-type"),
+        Some("application/json"),
+        "body: {text}"
+    );
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|error| panic!("the body is not JSON ({error}): {text}"));
+    (headers, body)
+}
+
+/// A header's value as text.
+pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+/// Splits an SSE body into the `data` of its events, however the bytes are chunked.
+///
+/// Lines end with `\n` (a `\r` before it is dropped); a blank line ends an event; several
+/// `data:` lines of one event are joined with `\n`; comments (`:` lines, the keep-alives)
+/// and other fields are ignored.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    line: Vec<u8>,
+    data: Vec<String>,
+}
+
+impl SseParser {
+    /// Feeds bytes; returns the data of every event they complete.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        let mut events = Vec::new();
+        for &byte in bytes {
+            if byte != b'\n' {
+                self.line.push(byte);
+                continue;
+            }
+            let mut line = std::mem::take(&mut self.line);
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    events.push(self.data.join("\n"));
+                    self.data.clear();
+                }
+                continue;
+            }
+            let line = String::from_utf8_lossy(&line);
+            let (field, value) = line.split_once(':').unwrap_or((&line, ""));
+            if field == "data" {
+                self.data
+                    .push(value.strip_prefix(' ').unwrap_or(value).to_owned());
+            }
+        }
+        events
+    }
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Vec<u8>>> + Send>>;
+
+/// A server-sent-event stream being read, one event at a time.
+pub struct SseStream {
+    /// The response headers.
+    pub headers: HeaderMap,
+    /// The JSON-RPC id of the request that opened it.
+    pub id: Value,
+    body: ByteStream,
+    parser: SseParser,
+    ready: VecDeque<String>,
+    ended: bool,
+}
+
+impl std::fmt::Debug for SseStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SseStream")
+            .field("id", &self.id)
+            .field("ready", &self.ready)
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SseStream {
+    /// Wraps a response, checking HTTP 200 and `text/event-stream`.
+    ///
+    /// # Panics
+    /// When the response is not a stream (its body is in the message).
+    pub async fn open(response: reqwest::Response, id: Value) -> Self {
+        let headers = response.headers().clone();
+        let status = response.status().as_u16();
+        let is_stream = header(&headers, "content-type")
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        if status != 200 || !is_stream {
+            // Say what came back instead (a JSON-RPC error, usually).
+            let text = tokio::time::timeout(STEP_TIMEOUT, response.text()).await;
+            panic!(
+                "expected an SSE stream, got HTTP {status} {:?}: {text:?}",
+                header(&headers, "content-type"),
+            );
+        }
+        Self {
+            headers,
+            id,
+            body: Box::pin(
+                response
+                    .bytes_stream()
+                    .map(|chunk| chunk.map(|bytes| bytes.to_vec())),
+            ),
+            parser: SseParser::default(),
+            ready: VecDeque::new(),
+            ended: false,
+        }
+    }
+
+    /// The next event's data, or `None` once the server closed the stream.
+    ///
+    /// # Panics
+    /// When nothing arrives within [`STEP_TIMEOUT`], or the connection fails.
+    pub async fn next_data(&mut self) -> Option<String> {
+        loop {
+            if let Some(data) = self.ready.pop_front() {
+                return Some(data);
+            }
+            if self.ended {
+                return None;
+            }
+            match tokio::time::timeout(STEP_TIMEOUT, self.body.next()).await {
+                Err(_) => panic!("no SSE event within {STEP_TIMEOUT:?} (stream {})", self.id),
+                Ok(None) => self.ended = true,
+                Ok(Some(Ok(chunk))) => self.ready.extend(self.parser.push(&chunk)),
+                Ok(Some(Err(error))) => panic!("the SSE stream {} failed: {error}", self.id),
+            }
+        }
+    }
+
+    /// The next event as JSON, or `None` once the server closed the stream. Checks that
+    /// the event is a JSON-RPC 2.0 response echoing the stream's request id.
+    pub async fn next_event(&mut self) -> Option<Value> {
+        let data = self.next_data().await?;
+        let event: Value = serde_json::from_str(&data)
+            .unwrap_or_else(|error| panic!("SSE data is not JSON ({error}): {data}"));
+        assert_eq!(event["jsonrpc"], "2.0", "{event}");
+        assert_eq!(
+            event["id"], self.id,
+            "the event does not echo the id: {event}"
+        );
+        Some(event)
+    }
+
+    /// The next event's `result`; panics if the stream ended or the event is an error.
+    pub async fn next_result(&mut self) -> Value {
+        let Some(event) = self.next_event().await else {
+            panic!("the stream {} ended early", self.id)
+        };
+        assert!(event.get("error").is_none(), "error event: {event}");
+        event["result"].clone()
+    }
+
+    /// Every remaining event, until the server closes the stream.
+    pub async fn rest(&mut self) -> Vec<Value> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next_event().await {
+            events.push(event);
+        }
+        events
+    }
+
+    /// Checks that the server closes the stream with no further event.
+    pub async fn expect_end(&mut self) {
+        if let Some(event) = self.next_event().await {
+            panic!("expected the stream to end, got {event}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str =
+        "data: {\"a\":1}\n\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\r\ndata:three\r\n\r\n";
+
+    #[test]
+    fn sse_parser_reads_events_whatever_the_chunking() {
+        let expected = vec!["{\"a\":1}", "one\ntwo", "three"];
+        let bytes = BODY.as_bytes();
+        let mut whole = SseParser::default();
+        assert_eq!(whole.push(bytes), expected);
+        for size in 1..bytes.len() {
+            let mut parser = SseParser::default();
+            let events: Vec<String> = bytes.chunks(size).flat_map(|c| parser.push(c)).collect();
+            assert_eq!(events, expected, "chunks of {size}");
+        }
+    }
+
+    #[test]
+    fn sse_parser_holds_an_unfinished_event() {
+        let mut parser = SseParser::default();
+        assert!(parser.push(b"data: par").is_empty());
+        assert!(parser.push(b"tial\n").is_empty());
+        assert_eq!(parser.push(b"\n"), vec!["partial"]);
+    }
+
+    #[test]
+    fn redact_replaces_timestamps_and_generated_message_ids() {
+        let value = json!({"status": {"timestamp": "2026-01-02T03:04:05.678Z"},
+            "history": [{"messageId": "90449a37-f4f1-4c9b-a452-91b139dc5bf2"}, {"messageId": "mine"}]});
+        assert_eq!(
+            redact(&value),
+            json!({"status": {"timestamp": "<timestamp>"},
+                "history": [{"messageId": "<uuid>"}, {"messageId": "mine"}]})
+        );
+    }
+
+    #[test]
+    fn state_names_per_version() {
+        assert_eq!(Version::V0_3.state("input-required"), "input-required");
+        assert_eq!(
+            Version::V1_0.state("input-required"),
+            "TASK_STATE_INPUT_REQUIRED"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex as SyncMutex};
 
 use futures_util::FutureExt as _;
-use tokio::sync::{Mutex, broadcast, oneshot};
+use tokio::sync::{Mutex, broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
@@ -16,7 +16,18 @@ use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
 use crate::tasks::{self, Applied, TaskStore};
 
 /// How many events a slow subscriber may fall behind before it is cut off.
-const BROADCAST_CAPACITY: usize = 1024;
+const BROADCAST_CAPACITY: usize = 64;
+
+/// Where a running task stands, for callers that only wait for the end.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Settled {
+    /// Still working.
+    Running,
+    /// Reached a terminal or interrupted state.
+    Ended,
+    /// The agent failed.
+    Failed(Error),
+}
 
 /// What subscribers receive: an event, or the error that ends the stream.
 pub(crate) type Update = Result<StreamEvent, Error>;
@@ -29,6 +40,8 @@ pub(crate) struct LiveTask {
     pub updates: broadcast::Sender<Update>,
     /// Fired by a cancel.
     pub cancel: CancellationToken,
+    /// Moves once, from running to ended or failed.
+    pub settled: watch::Sender<Settled>,
 }
 
 impl LiveTask {
@@ -49,6 +62,7 @@ pub(crate) enum Started {
         live: Arc<LiveTask>,
         initial: Task,
         updates: broadcast::Receiver<Update>,
+        settled: watch::Receiver<Settled>,
     },
     /// The agent failed before saying anything.
     Failed(Error),
@@ -69,12 +83,23 @@ impl Registry {
         self.lock().len()
     }
 
-    fn insert(&self, id: String, live: Arc<LiveTask>) {
-        self.lock().insert(id, live);
+    /// Registers a running task; the health status follows under the same lock.
+    fn insert(&self, id: String, live: Arc<LiveTask>, health: &Health) {
+        let mut tasks = self.lock();
+        tasks.insert(id, live);
+        health.set_running(tasks.len());
     }
 
-    fn remove(&self, id: &str) {
-        self.lock().remove(id);
+    /// Unregisters `live`, unless a newer runner of the same task replaced it.
+    fn remove(&self, id: &str, live: &Arc<LiveTask>, health: &Health) {
+        let mut tasks = self.lock();
+        if tasks
+            .get(id)
+            .is_some_and(|current| Arc::ptr_eq(current, live))
+        {
+            tasks.remove(id);
+        }
+        health.set_running(tasks.len());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -111,104 +136,123 @@ pub(crate) async fn start(
 }
 
 /// The runner: owns the task from the agent's first event to its last.
+///
+/// The agent runs inside the runner's own tokio task (no extra spawn, no hop between
+/// threads per event); a panic is caught here and treated as an agent failure. Events the
+/// agent sends after `execute` returns are dropped.
 async fn run(
     deps: RunnerDeps,
     context: RequestContext,
     previous: Option<Task>,
     report: oneshot::Sender<Started>,
 ) {
-    let request_id = context.request_id.clone();
-    let user_message = context.message.clone();
-    let cancel = context.cancellation.clone();
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
-    let task_id = context.task_id.clone();
-    let context_id = context.context_id.clone();
-    let agent = Arc::clone(&deps.agent);
-    let mut execution = tokio::spawn(async move {
-        AssertUnwindSafe(agent.execute(context, sink))
-            .catch_unwind()
-            .await
-    });
-
-    let mut report = Some(report);
-    let mut live: Option<Arc<LiveTask>> = None;
-    let mut finished = None;
-    loop {
-        let event = tokio::select! {
-            event = events.recv() => event,
-            outcome = &mut execution, if finished.is_none() => {
-                finished = Some(outcome);
-                continue;
-            }
-        };
-        let Some(event) = event else { break };
-        if live.is_none() {
-            if let (AgentEvent::Message(message), None) = (&event, &previous) {
-                if let Some(report) = report.take() {
-                    let _ = report.send(Started::Message(message.clone()));
-                }
-                continue;
-            }
-            if report.is_none() {
-                tracing::warn!(%request_id, task_id, "agent event after its direct reply dropped");
-                continue;
-            }
-            live = Some(
-                begin(
-                    &deps,
-                    &task_id,
-                    &context_id,
-                    &user_message,
-                    previous.clone(),
-                    &cancel,
-                    &mut report,
-                )
-                .await,
-            );
-        }
-        if let Some(live) = &live {
-            deliver(&deps, live, event, &request_id).await;
-        }
-    }
-    let outcome = match finished {
-        Some(outcome) => outcome,
-        None => execution.await,
+    let mut runner = Runner {
+        request_id: context.request_id.clone(),
+        task_id: context.task_id.clone(),
+        context_id: context.context_id.clone(),
+        user_message: context.message.clone(),
+        cancel: context.cancellation.clone(),
+        previous,
+        report: Some(report),
+        live: None,
     };
+    let agent = Arc::clone(&deps.agent);
+    let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
+    tokio::pin!(execution);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.recv() => runner.on_event(&deps, event).await,
+            outcome = &mut execution => break outcome,
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        runner.on_event(&deps, event).await;
+    }
     let failure = match outcome {
-        Ok(Ok(Ok(()))) => None,
-        Ok(Ok(Err(error))) => Some(format!("agent error: {error}")),
-        Ok(Err(_)) => Some("agent panicked".to_owned()),
-        Err(join) => Some(format!("agent task failed: {join}")),
+        Ok(Ok(())) => None,
+        Ok(Err(error)) => Some(format!("agent error: {error}")),
+        Err(_) => Some("agent panicked".to_owned()),
     };
     if let Some(detail) = &failure {
-        tracing::error!(%request_id, task_id, detail, "agent failed");
-    }
-    if live.is_none() {
-        // Either the agent replied directly (the report is gone), or it returned without
-        // an event: then the task exists only to record how it ended.
-        let Some(pending) = report.take() else { return };
-        if failure.is_some() {
-            let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
-            return;
-        }
-        let mut pending = Some(pending);
-        live = Some(
-            begin(
-                &deps,
-                &task_id,
-                &context_id,
-                &user_message,
-                previous,
-                &cancel,
-                &mut pending,
-            )
-            .await,
+        tracing::error!(
+            request_id = runner.request_id,
+            task_id = runner.task_id,
+            detail,
+            "agent failed"
         );
     }
-    let Some(live) = live else { return };
-    finish(&deps, &live, failure.is_some(), &request_id).await;
-    deps.registry.remove(&task_id);
-    deps.health.set_running(deps.registry.len());
+    if runner.live.is_none() {
+        // Either the agent replied directly (the report is gone), or it returned without
+        // an event: then the task exists only to record how it ended.
+        if runner.report.is_none() {
+            return;
+        }
+        if failure.is_some() {
+            if let Some(pending) = runner.report.take() {
+                let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
+            }
+            return;
+        }
+        runner.begin(&deps).await;
+    }
+    let Some(live) = runner.live.take() else {
+        return;
+    };
+    finish(&deps, &live, failure.is_some(), &runner.request_id).await;
+    deps.registry.remove(&runner.task_id, &live, &deps.health);
+}
+
+/// What a runner knows while its agent works.
+struct Runner {
+    request_id: String,
+    task_id: String,
+    context_id: String,
+    user_message: Message,
+    cancel: CancellationToken,
+    previous: Option<Task>,
+    report: Option<oneshot::Sender<Started>>,
+    live: Option<Arc<LiveTask>>,
+}
+
+impl Runner {
+    async fn on_event(&mut self, deps: &RunnerDeps, event: AgentEvent) {
+        if self.live.is_none() {
+            if let (AgentEvent::Message(message), None) = (&event, &self.previous) {
+                if let Some(report) = self.report.take() {
+                    let _ = report.send(Started::Message(message.clone()));
+                }
+                return;
+            }
+            if self.report.is_none() {
+                tracing::warn!(
+                    request_id = self.request_id,
+                    task_id = self.task_id,
+                    "agent event after its direct reply dropped"
+                );
+                return;
+            }
+            self.begin(deps).await;
+        }
+        if let Some(live) = &self.live {
+            deliver(deps, live, event, &self.request_id).await;
+        }
+    }
+
+    async fn begin(&mut self, deps: &RunnerDeps) {
+        let live = begin(
+            deps,
+            &self.task_id,
+            &self.context_id,
+            &self.user_message,
+            self.previous.clone(),
+            &self.cancel,
+            &mut self.report,
+        )
+        .await;
+        self.live = Some(live);
+    }
 }
 
 /// Creates (or reopens) the task, registers it and reports it to the caller.
@@ -246,18 +290,21 @@ async fn begin(
         tracing::error!(task_id, %error, "saving a new task failed");
     }
     let (updates, receiver) = broadcast::channel(BROADCAST_CAPACITY);
+    let (settled, settled_receiver) = watch::channel(Settled::Running);
     let live = Arc::new(LiveTask {
         state: Mutex::new(task.clone()),
         updates,
         cancel: cancel.clone(),
+        settled,
     });
-    deps.registry.insert(task_id.to_owned(), Arc::clone(&live));
-    deps.health.set_running(deps.registry.len());
+    deps.registry
+        .insert(task_id.to_owned(), Arc::clone(&live), &deps.health);
     if let Some(report) = report.take() {
         let _ = report.send(Started::Task {
             live: Arc::clone(&live),
             initial: task,
             updates: receiver,
+            settled: settled_receiver,
         });
     }
     live
@@ -271,11 +318,21 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
             if let Err(error) = deps.store.save(&task).await {
                 tracing::error!(request_id, task_id = task.id, %error, "saving a task failed");
             }
+            let ended = task.status.state.ends_stream();
             let event = match applied {
                 Applied::Status(status) => StreamEvent::StatusUpdate(status),
                 Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
             };
             let _ = live.updates.send(Ok(event));
+            if ended {
+                live.settled.send_if_modified(|settled| {
+                    let running = *settled == Settled::Running;
+                    if running {
+                        *settled = Settled::Ended;
+                    }
+                    running
+                });
+            }
         }
         Err(error) => {
             tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
@@ -289,6 +346,8 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
 async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &str) {
     if failed {
         let _ = live.updates.send(Err(Error::bare(Refusal::Internal)));
+        live.settled
+            .send_replace(Settled::Failed(Error::bare(Refusal::Internal)));
     }
     if live.state.lock().await.status.state.ends_stream() {
         return;

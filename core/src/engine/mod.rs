@@ -14,7 +14,7 @@ use std::sync::Arc;
 use futures_util::Stream;
 use futures_util::stream::{self, StreamExt as _};
 use serde_json::value::RawValue;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, RequestContext};
@@ -29,7 +29,7 @@ use crate::tasks::{self, StoreError, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
 use crate::wire::{v0_3, v1_0};
 
-use live::{LiveTask, Registry, RunnerDeps, Started, Update};
+use live::{LiveTask, Registry, RunnerDeps, Settled, Started, Update};
 
 /// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
 pub type EventStream = Pin<Box<dyn Stream<Item = Vec<u8>> + Send + 'static>>;
@@ -245,7 +245,11 @@ impl Engine {
                 Ok(json(respond::task(version, id, &task)))
             }
             Operation::ListTasks => {
-                let params = v1_0::parse_list_tasks_params(params)?;
+                // Every ListTasks field is optional, so params may be left out.
+                let params = match params {
+                    None => crate::model::ListTasksParams::default(),
+                    Some(_) => v1_0::parse_list_tasks_params(params)?,
+                };
                 let page = self
                     .deps
                     .store
@@ -343,16 +347,27 @@ impl Engine {
         Ok(live::start(self.deps.runner(), context, previous).await)
     }
 
-    /// The stored task a follow-up message continues, if the rules allow it.
+    /// The task a follow-up message continues, if the rules allow it.
+    ///
+    /// A task whose agent is still running but that already reached an interrupted state
+    /// (the agent asked for input and is returning) is continued from its live state.
     async fn continuable(&self, task_id: &str, message: &Message) -> Result<Task, Error> {
-        if self.deps.registry.get(task_id).is_some() {
-            return Err(Error::new(
-                Refusal::UnsupportedOperation,
-                format!("task {task_id} is still working; wait for it to finish or cancel it"),
-            )
-            .with_metadata("taskId", task_id));
-        }
-        let task = self.load(task_id).await?;
+        let task = match self.deps.registry.get(task_id) {
+            Some(live) => {
+                let task = live.state.lock().await.clone();
+                if !task.status.state.ends_stream() {
+                    return Err(Error::new(
+                        Refusal::UnsupportedOperation,
+                        format!(
+                            "task {task_id} is still working; wait for it to finish or cancel it"
+                        ),
+                    )
+                    .with_metadata("taskId", task_id));
+                }
+                task
+            }
+            None => self.load(task_id).await?,
+        };
         if let Some(context_id) = &message.context_id
             && *context_id != task.context_id
         {
@@ -393,12 +408,14 @@ impl Engine {
             Started::Task {
                 live,
                 initial,
-                mut updates,
+                updates,
+                settled,
             } => {
+                drop(updates);
                 let task = if configuration.return_immediately {
                     initial
                 } else {
-                    wait_for_rest(&live, &mut updates).await?
+                    wait_for_rest(&live, settled).await?
                 };
                 let task = tasks::view(&task, configuration.history_length, true);
                 Ok(respond::send_result(version, id, &SendResult::Task(task)))
@@ -433,7 +450,7 @@ impl Engine {
     ) -> Result<Reply, Error> {
         if let Some(live) = self.deps.registry.get(task_id) {
             let (task, updates) = live.subscribe().await;
-            if !task.status.state.is_terminal() {
+            if !task.status.state.ends_stream() {
                 return Ok(self.event_stream(version, id.clone(), task, updates));
             }
         }
@@ -510,17 +527,17 @@ impl Engine {
 /// Waits until the task ends or is interrupted; an agent failure is -32603.
 async fn wait_for_rest(
     live: &LiveTask,
-    updates: &mut broadcast::Receiver<Update>,
+    mut settled: watch::Receiver<Settled>,
 ) -> Result<Task, Error> {
-    loop {
-        match updates.recv().await {
-            Ok(Ok(event)) if ends_stream(&event) => break,
-            Ok(Ok(_)) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-            Ok(Err(error)) => return Err(error),
-            Err(broadcast::error::RecvError::Closed) => break,
-        }
+    let outcome = settled
+        .wait_for(|settled| *settled != Settled::Running)
+        .await
+        .map(|settled| settled.clone());
+    match outcome {
+        Ok(Settled::Failed(error)) => Err(error),
+        // Ended, or the runner is gone (it settles before it goes): the task as it is.
+        _ => Ok(live.state.lock().await.clone()),
     }
-    Ok(live.state.lock().await.clone())
 }
 
 fn ends_stream(event: &StreamEvent) -> bool {

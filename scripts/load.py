@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Load benchmark of the emulator against a minimal JSON-RPC ceiling, on loopback.
+
+For each target it measures: time from process start to the first answered request,
+requests/s and p50/p99 latency under wrk, server CPU per request (from /proc user+system
+time over the run) and peak RSS (VmHWM). Targets:
+
+  ceiling        a minimal axum + serde_json JSON-RPC echo (emulator/examples/jsonrpc_ceiling.rs)
+  emulator v0.3  message/send to the echo agent
+  emulator v1.0  SendMessage to the echo agent (A2A-Version: 1.0)
+
+Usage: scripts/load.py [--seconds N] [--connections N]   (needs wrk: apt-get install wrk)
+"""
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def peak_rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def first_answer(port, body, headers, deadline=10.0):
+    """Seconds until a POST to / is answered, polling from now."""
+    start = time.monotonic()
+    while time.monotonic() - start < deadline:
+        try:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/", data=body.encode(), headers=headers
+            )
+            with urllib.request.urlopen(request, timeout=1) as response:
+                if b'"result"' in response.read():
+                    return time.monotonic() - start
+        except OSError:
+            time.sleep(0.001)
+    raise SystemExit(f"no answer on port {port} within {deadline}s")
+
+
+def wrk(port, seconds, connections, version):
+    env = dict(os.environ, A2A_LOAD_VERSION=version)
+    output = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
+         "-s", os.path.join(ROOT, "scripts", "load.lua"), f"http://127.0.0.1:{port}/"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout
+    total = int(re.search(r"(\d+) requests in", output).group(1))
+    failures = int(re.search(r"non-result answers: (\d+)", output).group(1))
+
+    def latency(label):
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", output).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    return {
+        "requests": total,
+        "failures": failures,
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+        "p50": latency("50%"),
+        "p99": latency("99%"),
+    }
+
+
+def measure(name, command, version, seconds, connections):
+    port = free_port()
+    body = ('{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m",'
+            '"role":"ROLE_USER","parts":[{"text":"hello"}]}}}') if version == "1.0" else (
+            '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
+            '"messageId":"m","role":"user","parts":[{"kind":"text","text":"hello"}]}}}')
+    headers = {"Content-Type": "application/json", "A2A-Version": version}
+    env = dict(os.environ, RUST_LOG="warn")
+    process = subprocess.Popen(command(port), stdout=subprocess.DEVNULL, env=env)
+    try:
+        startup = first_answer(port, body, headers)
+        before = cpu_seconds(process.pid)
+        result = wrk(port, seconds, connections, version)
+        used = cpu_seconds(process.pid) - before
+        result.update(
+            name=name,
+            startup_ms=startup * 1000,
+            cpu_us=used * 1e6 / max(result["requests"], 1),
+            rss_mib=peak_rss_kib(process.pid) / 1024,
+        )
+        return result
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=64)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is required: apt-get install wrk")
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator",
+                    "--bin", "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
+    release = os.path.join(ROOT, "target", "release")
+    ceiling = lambda port: [os.path.join(release, "examples", "jsonrpc_ceiling"), str(port)]
+    emulator = lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port), "--agent", "echo"]
+    rows = [
+        measure("ceiling (axum+serde_json echo)", ceiling, "0.3", args.seconds, args.connections),
+        measure("emulator v0.3 message/send", emulator, "0.3", args.seconds, args.connections),
+        measure("emulator v1.0 SendMessage", emulator, "1.0", args.seconds, args.connections),
+    ]
+    print(f"\n{args.connections} connections, {args.seconds}s each, wrk -t2 on the same machine\n")
+    print(f"{'target':34} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs/req':>11} "
+          f"{'× ceiling':>9} {'peak RSS MiB':>12} {'startup ms':>10} {'errors':>6}")
+    base = rows[0]["cpu_us"]
+    for row in rows:
+        print(f"{row['name']:34} {row['rps']:9.0f} {row['p50']:7.2f} {row['p99']:7.2f} "
+              f"{row['cpu_us']:11.1f} {row['cpu_us'] / base:9.2f} {row['rss_mib']:12.1f} "
+              f"{row['startup_ms']:10.1f} {row['failures']:6d}")
+    if any(row["failures"] for row in rows):
+        sys.exit("some answers were not JSON-RPC results")
+
+
+if __name__ == "__main__":
+    main()

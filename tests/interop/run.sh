@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The official A2A clients, unmodified, against a2a-emulator (echo agent):
+# Python a2a-sdk (python/) and JS @a2a-js/sdk (js/), each on the v1.0 and v0.3 wire.
+# Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+python="${PYTHON:-python3}"
+startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening line
+
+echo "interop: building a2a-emulator"
+(cd "$root" && cargo build -q -p a2a-emulator)
+emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
+
+# Python venv: (re)install whenever requirements.txt differs from the last install.
+venv="$here/.venv"
+if ! cmp -s "$here/python/requirements.txt" "$venv/.installed-requirements.txt"; then
+    echo "interop: installing Python requirements into $venv"
+    if [ ! -x "$venv/bin/python" ] && ! "$python" -m venv "$venv"; then
+        rm -rf "$venv"
+        echo "interop: '$python -m venv' failed (on Debian: apt-get install python3-venv)" >&2
+        exit 1
+    fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$here/python/requirements.txt"
+    cp "$here/python/requirements.txt" "$venv/.installed-requirements.txt"
+fi
+
+# JS: npm ci when node_modules is missing or older than the lock file.
+if [ ! -f "$here/js/node_modules/.package-lock.json" ] \
+    || [ "$here/js/package-lock.json" -nt "$here/js/node_modules/.package-lock.json" ]; then
+    echo "interop: npm ci"
+    (cd "$here/js" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Start the emulator on a free port; its stdout comes through a FIFO so we read
+# the "listening on URL" line as soon as it is printed (or EOF if it dies).
+work="$(mktemp -d)"
+emulator_pid=""
+cleanup() {
+    if [ -n "$emulator_pid" ]; then
+        kill "$emulator_pid" 2>/dev/null || true
+        wait "$emulator_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+mkfifo "$work/stdout"
+# (card URL overrides unset: the tests expect the card to name the bound address)
+NO_COLOR=1 env -u A2A_PUBLIC_URL -u AGENTCORE_RUNTIME_URL \
+    "$emulator" --host 127.0.0.1 --port 0 --agent echo >"$work/stdout" 2>"$work/emulator.log" &
+emulator_pid=$!
+exec 3<"$work/stdout"
+url=""
+while IFS= read -r -t "$startup_timeout" line <&3; do
+    echo "$line" >>"$work/emulator.log"
+    if [[ $line =~ listening\ on\ (http://[^ ]+) ]]; then
+        url="${BASH_REMATCH[1]}"
+        break
+    fi
+done
+if [ -z "$url" ]; then
+    echo "interop: the emulator exited or did not report its address within ${startup_timeout}s" >&2
+    cat "$work/emulator.log" >&2
+    exit 1
+fi
+cat <&3 >>"$work/emulator.log" & # keep draining stdout so the emulator never blocks on it
+echo "interop: emulator at $url"
+export A2A_EMULATOR_URL="$url"
+
+status=0
+echo "interop: Python a2a-sdk"
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider) || status=1
+echo "interop: JS @a2a-js/sdk"
+(cd "$here/js" && node --test) || status=1
+
+if [ "$status" -ne 0 ]; then
+    echo "interop: FAILED; emulator log:" >&2
+    cat "$work/emulator.log" >&2
+fi
+exit "$status"

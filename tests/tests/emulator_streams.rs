@@ -1,0 +1,485 @@
+//! Streaming methods of both versions against the real emulator: `message/stream` /
+//! `SendStreamingMessage` and `tasks/resubscribe` / `SubscribeToTask`, read event by event
+//! from the SSE body.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use a2a_integration_tests::{
+    Emulator, Op, Value, Version, eventually, header, json, redact, spec_error,
+};
+
+fn user(version: Version, message_id: &str, text: &str, task_id: &str, context_id: &str) -> Value {
+    match version {
+        Version::V0_3 => json!({"kind": "message", "role": "user", "messageId": message_id,
+            "parts": [{"kind": "text", "text": text}], "contextId": context_id, "taskId": task_id}),
+        Version::V1_0 => json!({"role": "ROLE_USER", "messageId": message_id,
+            "parts": [{"text": text}], "contextId": context_id, "taskId": task_id}),
+    }
+}
+
+/// The Task event that opens a stream (redacted).
+fn task_event(
+    version: Version,
+    (task_id, context_id): (&str, &str),
+    state: &str,
+    history: Vec<Value>,
+) -> Value {
+    let task = json!({"id": task_id, "contextId": context_id,
+        "status": {"state": version.state(state), "timestamp": "<timestamp>"}, "history": history});
+    match version {
+        Version::V0_3 => {
+            let mut task = task;
+            task["kind"] = json!("task");
+            task
+        }
+        Version::V1_0 => json!({"task": task}),
+    }
+}
+
+/// A status-update event (redacted); v0.3 says `final`.
+fn status_event(
+    version: Version,
+    (task_id, context_id): (&str, &str),
+    state: &str,
+    last: bool,
+) -> Value {
+    let status = json!({"state": version.state(state), "timestamp": "<timestamp>"});
+    match version {
+        Version::V0_3 => {
+            json!({"kind": "status-update", "taskId": task_id, "contextId": context_id,
+            "status": status, "final": last})
+        }
+        Version::V1_0 => json!({"statusUpdate": {"taskId": task_id, "contextId": context_id,
+            "status": status}}),
+    }
+}
+
+/// One chunk of the `stream` artifact.
+fn chunk_event(
+    version: Version,
+    (task_id, context_id): (&str, &str),
+    text: &str,
+    append: bool,
+    last_chunk: bool,
+) -> Value {
+    match version {
+        Version::V0_3 => {
+            json!({"kind": "artifact-update", "taskId": task_id, "contextId": context_id,
+            "artifact": {"artifactId": "stream", "parts": [{"kind": "text", "text": text}]},
+            "append": append, "lastChunk": last_chunk})
+        }
+        Version::V1_0 => {
+            let mut update = json!({"taskId": task_id, "contextId": context_id,
+                "artifact": {"artifactId": "stream", "parts": [{"text": text}]}});
+            // ProtoJSON leaves false booleans out.
+            if append {
+                update["append"] = json!(true);
+            }
+            if last_chunk {
+                update["lastChunk"] = json!(true);
+            }
+            json!({"artifactUpdate": update})
+        }
+    }
+}
+
+/// The task and context ids of a stream's first event.
+fn ids_of(version: Version, first: &Value) -> (String, String) {
+    let task = version.task_in(first);
+    (
+        task["id"].as_str().unwrap().to_owned(),
+        task["contextId"].as_str().unwrap().to_owned(),
+    )
+}
+
+fn results(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|event| {
+            assert!(event.get("error").is_none(), "error event: {event}");
+            redact(&event["result"])
+        })
+        .collect()
+}
+
+/// Polls `tasks/get` until the task is working.
+async fn wait_working(emulator: &Emulator, version: Version, task_id: &str) {
+    eventually("the task to be working", Duration::from_secs(5), || async {
+        let task = emulator.get_task(version, task_id).await;
+        (task["status"]["state"] == version.state("working")).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stream_sends_task_working_chunks_completed_in_order() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let message_id = format!("tck-stream-{version:?}");
+        let mut stream = emulator
+            .stream(
+                version,
+                Op::Stream,
+                version.send_params(&message_id, "stream it"),
+            )
+            .await;
+        assert_eq!(
+            header(&stream.headers, "content-type"),
+            Some("text/event-stream")
+        );
+        let first = stream.next_result().await;
+        let (task_id, context_id) = ids_of(version, &first);
+        let ids = (task_id.as_str(), context_id.as_str());
+        let mut events = vec![json!({"jsonrpc": "2.0", "id": stream.id, "result": first})];
+        events.extend(stream.rest().await);
+        assert_eq!(
+            results(&events),
+            vec![
+                task_event(
+                    version,
+                    ids,
+                    "submitted",
+                    vec![user(
+                        version,
+                        &message_id,
+                        "stream it",
+                        &task_id,
+                        &context_id
+                    )]
+                ),
+                status_event(version, ids, "working", false),
+                chunk_event(version, ids, "Streaming ", false, false),
+                chunk_event(version, ids, "chunk ", true, false),
+                chunk_event(version, ids, "content", true, true),
+                status_event(version, ids, "completed", true),
+            ],
+            "{version:?}"
+        );
+
+        // The chunks were appended into one artifact.
+        let task = emulator.get_task(version, &task_id).await;
+        assert_eq!(task["status"]["state"], version.state("completed"));
+        let parts = task["artifacts"][0]["parts"].as_array().unwrap();
+        let text: String = parts
+            .iter()
+            .map(|part| part["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(text, "Streaming chunk content", "{task}");
+        assert_eq!(task["artifacts"].as_array().unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn stream_of_a_direct_reply_is_one_message() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let mut params = version.send_params("tck-message-response-s", "hi");
+        params["message"]["contextId"] = json!("ctx-s");
+        let mut stream = emulator.stream(version, Op::Stream, params).await;
+        let events = stream.rest().await;
+        let reply = match version {
+            Version::V0_3 => json!({"kind": "message", "messageId": "<uuid>", "role": "agent",
+                "parts": [{"kind": "text", "text": "Direct message response"}], "contextId": "ctx-s"}),
+            Version::V1_0 => json!({"message": {"messageId": "<uuid>", "contextId": "ctx-s",
+                "role": "ROLE_AGENT", "parts": [{"text": "Direct message response"}]}}),
+        };
+        assert_eq!(results(&events), vec![reply], "{version:?}");
+    }
+}
+
+#[tokio::test]
+async fn stream_closes_when_the_task_asks_for_input() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let mut stream = emulator
+            .stream(
+                version,
+                Op::Stream,
+                version.send_params("tck-input-required-s", "hi"),
+            )
+            .await;
+        let events = stream.rest().await;
+        let kinds: Vec<Value> = results(&events)
+            .iter()
+            .map(|event| match version {
+                Version::V0_3 => json!([event["kind"], event["status"]["state"], event["final"]]),
+                Version::V1_0 => json!([
+                    event.as_object().unwrap().keys().next().unwrap(),
+                    event["task"]["status"]["state"]
+                        .as_str()
+                        .or(event["statusUpdate"]["status"]["state"].as_str())
+                ]),
+            })
+            .collect();
+        let expected = match version {
+            Version::V0_3 => vec![
+                json!(["task", "submitted", null]),
+                json!(["status-update", "working", false]),
+                json!(["status-update", "input-required", true]),
+            ],
+            Version::V1_0 => vec![
+                json!(["task", "TASK_STATE_SUBMITTED"]),
+                json!(["statusUpdate", "TASK_STATE_WORKING"]),
+                json!(["statusUpdate", "TASK_STATE_INPUT_REQUIRED"]),
+            ],
+        };
+        assert_eq!(kinds, expected, "{version:?}");
+    }
+}
+
+#[tokio::test]
+async fn subscribe_to_a_running_task_sees_the_cancel_then_closes() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let message_id = format!("slow-subscribe-{version:?}");
+        let sent = version.task_in(
+            &emulator
+                .result(
+                    version,
+                    Op::Send,
+                    version.send_params_at_once(&message_id, "wait"),
+                )
+                .await,
+        );
+        let task_id = sent["id"].as_str().unwrap().to_owned();
+        let context_id = sent["contextId"].as_str().unwrap().to_owned();
+        let ids = (task_id.as_str(), context_id.as_str());
+        wait_working(&emulator, version, &task_id).await;
+
+        let mut stream = emulator
+            .stream(version, Op::Subscribe, json!({"id": task_id}))
+            .await;
+        assert_eq!(
+            redact(&stream.next_result().await),
+            task_event(
+                version,
+                ids,
+                "working",
+                vec![user(version, &message_id, "wait", &task_id, &context_id)]
+            )
+        );
+        // Cancel from another request: the subscriber sees it, then the stream closes.
+        let canceled = emulator
+            .result(version, Op::Cancel, json!({"id": task_id}))
+            .await;
+        assert_eq!(canceled["status"]["state"], version.state("canceled"));
+        assert_eq!(
+            redact(&stream.next_result().await),
+            status_event(version, ids, "canceled", true)
+        );
+        stream.expect_end().await;
+    }
+    emulator.wait_idle().await;
+}
+
+#[tokio::test]
+async fn every_subscriber_gets_every_event() {
+    // test-resubscribe-message-id works for 2 × 1.0 s, then completes.
+    let emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .env("TCK_STREAMING_TIMEOUT", "1.0")
+        .start();
+    let message_id = "test-resubscribe-message-id-1";
+    let mut origin = emulator
+        .stream(
+            Version::V1_0,
+            Op::Stream,
+            Version::V1_0.send_params(message_id, "hold"),
+        )
+        .await;
+    let first = origin.next_result().await;
+    let (task_id, context_id) = ids_of(Version::V1_0, &first);
+    let ids = (task_id.as_str(), context_id.as_str());
+    assert_eq!(
+        redact(&origin.next_result().await),
+        status_event(Version::V1_0, ids, "working", false)
+    );
+
+    // Two more subscribers, one per version, to the same task.
+    let mut subscribers = Vec::new();
+    for version in Version::ALL {
+        let mut stream = emulator
+            .stream(version, Op::Subscribe, json!({"id": task_id}))
+            .await;
+        let history = vec![user(version, message_id, "hold", &task_id, &context_id)];
+        assert_eq!(
+            redact(&stream.next_result().await),
+            task_event(version, ids, "working", history)
+        );
+        subscribers.push((version, stream));
+    }
+    // Everyone sees the completion, then the end of the stream.
+    assert_eq!(
+        results(&origin.rest().await),
+        vec![status_event(Version::V1_0, ids, "completed", true)]
+    );
+    for (version, mut stream) in subscribers {
+        assert_eq!(
+            results(&stream.rest().await),
+            vec![status_event(version, ids, "completed", true)],
+            "{version:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn two_subscribers_both_see_a_cancel() {
+    let emulator = Emulator::conformance();
+    let version = Version::V0_3;
+    let sent = version.task_in(
+        &emulator
+            .result(
+                version,
+                Op::Send,
+                version.send_params_at_once("slow-two", "wait"),
+            )
+            .await,
+    );
+    let task_id = sent["id"].as_str().unwrap().to_owned();
+    let context_id = sent["contextId"].as_str().unwrap().to_owned();
+    let ids = (task_id.as_str(), context_id.as_str());
+    wait_working(&emulator, version, &task_id).await;
+    let mut one = emulator
+        .stream(version, Op::Subscribe, json!({"id": task_id}))
+        .await;
+    let mut two = emulator
+        .stream(version, Op::Subscribe, json!({"id": task_id}))
+        .await;
+    let expected_first = redact(&one.next_result().await);
+    assert_eq!(redact(&two.next_result().await), expected_first);
+    assert_eq!(expected_first["status"]["state"], "working");
+    emulator
+        .result(version, Op::Cancel, json!({"id": task_id}))
+        .await;
+    for stream in [&mut one, &mut two] {
+        assert_eq!(
+            results(&stream.rest().await),
+            vec![status_event(version, ids, "canceled", true)]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_does_not_stop_the_task() {
+    let emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .env("TCK_STREAMING_TIMEOUT", "0.75")
+        .start();
+    for version in Version::ALL {
+        let message_id = format!("test-resubscribe-message-id-{version:?}");
+        let mut stream = emulator
+            .stream(
+                version,
+                Op::Stream,
+                version.send_params(&message_id, "hold"),
+            )
+            .await;
+        let (task_id, context_id) = ids_of(version, &stream.next_result().await);
+        let ids = (task_id.as_str(), context_id.as_str());
+        assert_eq!(
+            redact(&stream.next_result().await),
+            status_event(version, ids, "working", false)
+        );
+        // Hang up mid-stream.
+        drop(stream);
+
+        // The task still runs: a new subscriber sees it working, then completing.
+        let mut again = emulator
+            .stream(version, Op::Subscribe, json!({"id": task_id}))
+            .await;
+        let history = vec![user(version, &message_id, "hold", &task_id, &context_id)];
+        assert_eq!(
+            redact(&again.next_result().await),
+            task_event(version, ids, "working", history)
+        );
+        assert_eq!(
+            results(&again.rest().await),
+            vec![status_event(version, ids, "completed", true)]
+        );
+        let task = emulator.get_task(version, &task_id).await;
+        assert_eq!(task["status"]["state"], version.state("completed"));
+    }
+}
+
+#[tokio::test]
+async fn a_slow_task_survives_its_stream_being_dropped() {
+    let emulator = Emulator::conformance();
+    let version = Version::V1_0;
+    let mut stream = emulator
+        .stream(
+            version,
+            Op::Stream,
+            version.send_params("slow-drop", "wait"),
+        )
+        .await;
+    let (task_id, _) = ids_of(version, &stream.next_result().await);
+    assert_eq!(
+        stream.next_result().await["statusUpdate"]["status"]["state"],
+        "TASK_STATE_WORKING"
+    );
+    drop(stream);
+    // Still working and still busy, as seen by later requests; then it can be canceled.
+    let mut again = emulator
+        .stream(version, Op::Subscribe, json!({"id": task_id}))
+        .await;
+    assert_eq!(
+        again.next_result().await["task"]["status"]["state"],
+        "TASK_STATE_WORKING"
+    );
+    assert_eq!(emulator.ping().await["status"], "HealthyBusy");
+    emulator
+        .result(version, Op::Cancel, json!({"id": task_id}))
+        .await;
+    let rest = again.rest().await;
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(
+        rest[0]["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_CANCELED"
+    );
+    emulator.wait_idle().await;
+}
+
+#[tokio::test]
+async fn subscribe_to_an_interrupted_task_sends_the_task_and_closes() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let open = emulator
+            .send_task(version, version.send_params("tck-input-required-sub", "go"))
+            .await;
+        let task_id = open["id"].as_str().unwrap();
+        emulator.wait_idle().await;
+        let mut stream = emulator
+            .stream(version, Op::Subscribe, json!({"id": task_id}))
+            .await;
+        let events = stream.rest().await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(version.task_in(&events[0]["result"]), open, "{version:?}");
+    }
+}
+
+#[tokio::test]
+async fn subscribe_to_a_finished_task_is_refused() {
+    let emulator = Emulator::conformance();
+    for version in Version::ALL {
+        let done = emulator
+            .send_task(version, version.send_params("tck-complete-task-sub", "hi"))
+            .await;
+        let task_id = done["id"].as_str().unwrap();
+        let response = emulator
+            .call_op(version, Op::Subscribe, json!({"id": task_id}))
+            .await;
+        assert_eq!(
+            response,
+            spec_error(
+                &response["id"],
+                -32004,
+                "This operation is not supported",
+                "UNSUPPORTED_OPERATION",
+                &format!("task {task_id} is completed; there is nothing left to subscribe to"),
+                &[("taskId", task_id)],
+            ),
+            "{version:?}"
+        );
+    }
+}

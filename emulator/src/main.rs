@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 mod args;
+mod front;
 mod serve;
 
 #[tokio::main]

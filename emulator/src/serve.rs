@@ -11,6 +11,12 @@ use a2a_core::tasks::InMemoryTaskStore;
 use tokio::net::TcpListener;
 
 use crate::args::Args;
+use crate::front::{
+    self, FrontConfig,
+    container::{Backend, Upstream},
+    limits::{FaultInjector, RateLimiter},
+    sessions::{self, SessionPolicy, Sessions},
+};
 
 /// Logs to stderr, filtered by `RUST_LOG` (default `info`).
 pub fn init_logging(args: &Args) {
@@ -43,6 +49,9 @@ pub enum ServeError {
     /// The server failed.
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
+    /// A flag is invalid.
+    #[error("{0}")]
+    Config(String),
 }
 
 /// Serves until SIGTERM or Ctrl-C, then lets in-flight work finish (bounded).
@@ -53,21 +62,37 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
         .map_err(|source| ServeError::Bind { address, source })?;
     let bound = listener.local_addr()?;
     let public_url = public_url(&args, bound);
-    let engine = Engine::new(
-        args.agent.agent(),
-        Arc::new(InMemoryTaskStore::new()),
-        EngineConfig {
-            public_url: public_url.clone(),
-            error_profile: ErrorProfile::Spec,
-            host_can_stream: true,
-        },
-    )?;
-    let app = router(Arc::new(engine), RouterOptions::default());
-    println!(
-        "a2a-emulator listening on http://{bound} (agent: {}, card url: {public_url})",
-        args.agent
-    );
-    tracing::info!(%bound, %public_url, agent = %args.agent, "serving");
+    let profile = if args.error_profile == "agentcore" {
+        ErrorProfile::AgentCore
+    } else {
+        ErrorProfile::Spec
+    };
+    let app = if args.container_only {
+        let engine = Engine::new(
+            args.agent.agent(),
+            Arc::new(InMemoryTaskStore::new()),
+            EngineConfig {
+                public_url: public_url.clone(),
+                error_profile: profile,
+                host_can_stream: true,
+            },
+        )?;
+        router(
+            Arc::new(engine),
+            RouterOptions {
+                max_body_bytes: args.max_body_bytes,
+            },
+        )
+    } else {
+        front_router(&args, bound, &public_url, profile)?
+    };
+    let mode = match (&args.upstream, args.container_only) {
+        (_, true) => format!("container only, agent: {}", args.agent),
+        (Some(upstream), false) => format!("AgentCore front, upstream: {upstream}"),
+        (None, false) => format!("AgentCore front, agent: {}", args.agent),
+    };
+    println!("a2a-emulator listening on http://{bound} ({mode}, card url: {public_url})");
+    tracing::info!(%bound, %public_url, mode, "serving");
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut stop_wait = stop_rx.clone();
@@ -88,6 +113,82 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
     drop(stop_rx);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The AgentCore front over per-session containers (built-in or upstream).
+fn front_router(
+    args: &Args,
+    bound: SocketAddr,
+    public_url: &str,
+    profile: ErrorProfile,
+) -> Result<axum::Router, ServeError> {
+    if let Some(arn) = &args.runtime_arn
+        && !front::is_runtime_arn(arn)
+    {
+        return Err(ServeError::Config(format!(
+            "--runtime-arn {arn:?} is not an AgentCore runtime ARN \
+             (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
+        )));
+    }
+    let backend = match &args.upstream {
+        Some(url) => {
+            a2a_core::card::validate_url("--upstream", url)?;
+            let client = reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(5))
+                .build()
+                .map_err(|error| ServeError::Config(format!("HTTP client: {error}")))?;
+            Backend::Upstream(Arc::new(Upstream {
+                base: url.trim_end_matches('/').to_owned(),
+                client,
+            }))
+        }
+        None => Backend::BuiltIn {
+            agent: args.agent,
+            profile,
+            max_body_bytes: args.max_body_bytes,
+            public_url: public_url.to_owned(),
+        },
+    };
+    // Fail at startup, not at the first invocation, if the container cannot be made.
+    backend.new_container()?;
+    let sessions = Arc::new(Sessions::new(
+        backend,
+        SessionPolicy {
+            idle_timeout: Duration::from_secs(args.idle_timeout),
+            max_lifetime: Duration::from_secs(args.max_lifetime),
+            startup: Duration::from_millis(args.session_startup_ms),
+            exclusive: args.exclusive_sessions,
+        },
+    ));
+    sessions::spawn_reaper(Arc::clone(&sessions));
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+    });
+    let config = FrontConfig {
+        base_url: format!("http://{bound}"),
+        runtime_arn: args.runtime_arn.clone(),
+        max_body_bytes: args.max_body_bytes,
+        rate_limit: RateLimiter::new(args.rate_limit),
+        faults: args.fault.map(|spec| FaultInjector::new(spec, seed)),
+        request_timeout: Duration::from_secs(args.request_timeout),
+        default_session: format!(
+            "a2a-emulator-default-session-{}",
+            uuid::Uuid::new_v4().simple()
+        ),
+        interface_path: interface_path(public_url),
+    };
+    Ok(front::router(config, sessions))
+}
+
+/// The path part of a URL without its trailing slash, when it is not `/`.
+fn interface_path(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = rest.find('/').map_or("", |at| &rest[at..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let trimmed = path.trim_end_matches('/');
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
 /// The card's URL: the flag, else `AGENTCORE_RUNTIME_URL` with a trailing slash, else the

@@ -48,7 +48,7 @@ trap cleanup EXIT
 mkfifo "$work/stdout"
 # (card URL overrides unset: the tests expect the card to name the bound address)
 NO_COLOR=1 env -u A2A_PUBLIC_URL -u AGENTCORE_RUNTIME_URL \
-    "$emulator" --host 127.0.0.1 --port 0 --agent echo >"$work/stdout" 2>"$work/emulator.log" &
+    "$emulator" --host 127.0.0.1 --port 0 --agent echo --rate-limit 0 >"$work/stdout" 2>"$work/emulator.log" &
 emulator_pid=$!
 exec 3<"$work/stdout"
 url=""

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use futures_util::{Stream, StreamExt as _};
 pub use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
+pub mod conformance;
 
 /// How long the emulator may take to print its listening line.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
@@ -34,16 +35,31 @@ pub const LISTENING_PREFIX: &str = "a2a-emulator listening on ";
 
 /// Environment variables the emulator (or its agents) read: cleared for every run so the
 /// tests do not depend on the caller's environment.
-const EMULATOR_ENV: [&str; 9] = [
+const EMULATOR_ENV: [&str; 24] = [
     "A2A_HOST",
     "A2A_PORT",
     "A2A_AGENT",
     "A2A_PUBLIC_URL",
     "A2A_SHUTDOWN_GRACE_SECONDS",
     "A2A_LOG_FORMAT",
+    "A2A_ERROR_PROFILE",
+    "A2A_CONTAINER_ONLY",
+    "A2A_UPSTREAM",
+    "A2A_RUNTIME_ARN",
+    "A2A_MAX_BODY_BYTES",
+    "A2A_RATE_LIMIT",
+    "A2A_SESSION_STARTUP_MS",
+    "A2A_EXCLUSIVE_SESSIONS",
+    "A2A_IDLE_TIMEOUT",
+    "A2A_MAX_LIFETIME",
+    "A2A_REQUEST_TIMEOUT",
+    "A2A_FAULT",
+    "A2A_SEED",
     "AGENTCORE_RUNTIME_URL",
     "TCK_STREAMING_TIMEOUT",
     "RUST_LOG",
+    "NO_COLOR",
+    "TOKIO_WORKER_THREADS",
 ];
 
 /// The target directory the tests were built into (`…/target/debug`).
@@ -367,6 +383,11 @@ impl EmulatorBuilder {
     /// carries its stderr.
     pub fn start(self) -> Emulator {
         let mut command = emulator_command();
+        // Throttling is off unless a test asks for it: tests send faster than AgentCore's
+        // default 25 invocations a second.
+        if !self.args.iter().any(|arg| arg.starts_with("--rate-limit")) {
+            command.args(["--rate-limit", "0"]);
+        }
         command
             .args(&self.args)
             .envs(self.env.iter().map(|(name, value)| (name, value)))

@@ -1,6 +1,10 @@
 //! Refusals end to end against the real emulator: every one is HTTP 200 (405/404 for
 //! wrong routes), a JSON-RPC error with a precise message, and echoes the request's id
 //! (`null` when it could not be read). Notifications get 204 and no body.
+//!
+//! These are the container's refusals, so the emulator runs with `--container-only`; the
+//! AgentCore front's own refusals (for example 400/-32052 for a payload that is not JSON)
+//! are tested in `front_*.rs`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use a2a_integration_tests::{
@@ -70,7 +74,7 @@ const JSON: (&str, &str) = ("content-type", "application/json");
 
 #[tokio::test]
 async fn envelope_refusals_are_precise_and_echo_the_id() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let null = Value::Null;
     let cases: Vec<(&str, Value)> = vec![
         (
@@ -177,7 +181,7 @@ async fn envelope_refusals_are_precise_and_echo_the_id() {
 
 #[tokio::test]
 async fn version_negotiation_refusals_and_the_query_parameter() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let v1_without_header = "GetTask is an A2A 1.0 method; send the header `A2A-Version: 1.0` \
                              (this request speaks 0.3)";
     // A v1.0 method without the header.
@@ -239,7 +243,7 @@ async fn version_negotiation_refusals_and_the_query_parameter() {
 
 #[tokio::test]
 async fn invalid_params_name_the_field() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let cases = [
         (
             Version::V1_0,
@@ -296,7 +300,7 @@ async fn invalid_params_name_the_field() {
 
 #[tokio::test]
 async fn unknown_tasks_are_not_found_for_every_method() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     for version in Version::ALL {
         for op in [Op::Get, Op::Cancel, Op::Subscribe] {
             let response = emulator
@@ -334,7 +338,7 @@ async fn unknown_tasks_are_not_found_for_every_method() {
 
 #[tokio::test]
 async fn follow_ups_to_finished_tasks_and_mismatched_contexts_are_refused() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     for version in Version::ALL {
         // A message to a completed task.
         let done = emulator
@@ -394,7 +398,7 @@ async fn follow_ups_to_finished_tasks_and_mismatched_contexts_are_refused() {
 
 #[tokio::test]
 async fn a_message_to_a_working_task_is_refused() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let version = Version::V1_0;
     let sent = emulator
         .result(
@@ -422,7 +426,7 @@ async fn a_message_to_a_working_task_is_refused() {
 
 #[tokio::test]
 async fn only_json_content_types_are_accepted() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let body = r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"x"}}"#;
     for content_type in ["text/plain", "application/x-www-form-urlencoded"] {
         let response = refused(&emulator, &[("content-type", content_type)], body).await;
@@ -453,7 +457,7 @@ async fn only_json_content_types_are_accepted() {
 
 #[tokio::test]
 async fn wrong_routes_and_methods() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     // GET on the JSON-RPC endpoint.
     let response = emulator.send(emulator.http().get(emulator.url("/"))).await;
     assert_eq!(header(response.headers(), "allow"), Some("POST"));
@@ -487,7 +491,7 @@ async fn wrong_routes_and_methods() {
 
 #[tokio::test]
 async fn a_body_nested_100_000_levels_deep_is_refused_and_the_server_stays_up() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let depth = 100_000;
     let arrays = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
     let params = format!(
@@ -519,7 +523,7 @@ async fn a_body_nested_100_000_levels_deep_is_refused_and_the_server_stays_up() 
 
 #[tokio::test]
 async fn notifications_get_204_and_no_body() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     for (version_header, body) in [
         (
             None,
@@ -544,7 +548,7 @@ async fn notifications_get_204_and_no_body() {
 
 #[tokio::test]
 async fn the_request_id_header_is_returned() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}"#;
     let (_, headers, _) =
         post_raw(&emulator, "/", &[JSON, ("x-request-id", "my-req-7")], body).await;

@@ -1,0 +1,204 @@
+//! What runs behind the front: the built-in agent (one isolated engine per session, as
+//! AgentCore gives each session its own microVM) or an external A2A server (`--upstream`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::agents::BuiltIn;
+use a2a_core::card::CardError;
+use a2a_core::engine::{Engine, EngineConfig};
+use a2a_core::error::ErrorProfile;
+use a2a_core::http::{RouterOptions, router};
+use a2a_core::tasks::InMemoryTaskStore;
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::TryStreamExt as _;
+use tower::ServiceExt as _;
+
+/// How the front reaches a container, and how it makes one for a new session.
+#[derive(Clone)]
+pub enum Backend {
+    /// The built-in agent, one engine per session.
+    BuiltIn {
+        /// Which agent.
+        agent: BuiltIn,
+        /// How the container reports A2A refusals.
+        profile: ErrorProfile,
+        /// Largest request body.
+        max_body_bytes: usize,
+        /// The URL the container's own card advertises.
+        public_url: String,
+    },
+    /// An external A2A server, shared by every session.
+    Upstream(Arc<Upstream>),
+}
+
+/// An external A2A server.
+pub struct Upstream {
+    /// Its base URL, without a trailing slash.
+    pub base: String,
+    /// The HTTP client.
+    pub client: reqwest::Client,
+}
+
+/// One session's container.
+#[derive(Clone)]
+pub enum Container {
+    /// A built-in engine and its router.
+    BuiltIn {
+        /// The engine (for its card and its running tasks).
+        engine: Arc<Engine>,
+        /// The shared A2A router over it.
+        router: Router,
+    },
+    /// The external server.
+    Upstream(Arc<Upstream>),
+}
+
+/// The container could not answer: AgentCore's RuntimeClientError (424).
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeFailure {
+    /// Nothing listens, or the connection broke before an answer.
+    #[error("the container is unreachable: {0}")]
+    Unreachable(String),
+    /// No answer in time.
+    #[error("the container did not answer within {0:?}")]
+    TimedOut(Duration),
+}
+
+impl Backend {
+    /// A fresh container for a new session.
+    ///
+    /// # Errors
+    /// The built-in agent's card or URL is invalid.
+    pub fn new_container(&self) -> Result<Container, CardError> {
+        match self {
+            Self::BuiltIn {
+                agent,
+                profile,
+                max_body_bytes,
+                public_url,
+            } => {
+                let engine = Arc::new(Engine::new(
+                    agent.agent(),
+                    Arc::new(InMemoryTaskStore::new()),
+                    EngineConfig {
+                        public_url: public_url.clone(),
+                        error_profile: *profile,
+                        host_can_stream: true,
+                    },
+                )?);
+                let router = router(
+                    Arc::clone(&engine),
+                    RouterOptions {
+                        max_body_bytes: *max_body_bytes,
+                    },
+                );
+                Ok(Container::BuiltIn { engine, router })
+            }
+            Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),
+        }
+    }
+}
+
+/// Headers a proxy must not forward.
+fn hop_by_hop(name: &HeaderName) -> bool {
+    matches!(
+        name.as_str(),
+        "host" | "content-length" | "connection" | "transfer-encoding" | "keep-alive" | "upgrade"
+    )
+}
+
+impl Container {
+    /// True while the container works on a task (its `/ping` says HealthyBusy).
+    pub fn busy(&self) -> bool {
+        match self {
+            Self::BuiltIn { engine, .. } => engine.running_tasks() > 0,
+            Self::Upstream(_) => false,
+        }
+    }
+
+    /// The built-in engine's hybrid card advertising `url`, if this is a built-in container.
+    pub fn card_json(&self, url: &str) -> Option<Vec<u8>> {
+        match self {
+            Self::BuiltIn { engine, .. } => {
+                serde_json::to_vec(&engine.card().render_hybrid(url)).ok()
+            }
+            Self::Upstream(_) => None,
+        }
+    }
+
+    /// Sends a request to the container at `path` and returns its answer unchanged.
+    ///
+    /// # Errors
+    /// [`RuntimeFailure`] when it cannot be reached or does not answer within `timeout`.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        headers: HeaderMap,
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Response, RuntimeFailure> {
+        let answer = async {
+            match self {
+                Self::BuiltIn { router, .. } => {
+                    let mut request = Request::new(Body::from(body));
+                    *request.method_mut() = method;
+                    *request.uri_mut() = path
+                        .parse()
+                        .map_err(|_| RuntimeFailure::Unreachable(format!("bad path {path}")))?;
+                    *request.headers_mut() = headers;
+                    router
+                        .clone()
+                        .oneshot(request)
+                        .await
+                        .map_err(|never| match never {})
+                }
+                Self::Upstream(upstream) => upstream.call(method, path, headers, body).await,
+            }
+        };
+        tokio::time::timeout(timeout, answer)
+            .await
+            .map_err(|_| RuntimeFailure::TimedOut(timeout))?
+    }
+}
+
+impl Upstream {
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Response, RuntimeFailure> {
+        let mut forwarded = HeaderMap::new();
+        for (name, value) in &headers {
+            if !hop_by_hop(name) {
+                forwarded.append(name.clone(), value.clone());
+            }
+        }
+        let answer = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .headers(forwarded)
+            .body(body)
+            .send()
+            .await
+            .map_err(|error| RuntimeFailure::Unreachable(error.to_string()))?;
+        let status = StatusCode::from_u16(answer.status().as_u16())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response_headers = HeaderMap::new();
+        for (name, value) in answer.headers() {
+            if !hop_by_hop(name) {
+                response_headers.append(name.clone(), value.clone());
+            }
+        }
+        let stream = answer.bytes_stream().map_err(std::io::Error::other);
+        let mut response = (status, Body::from_stream(stream)).into_response();
+        response.headers_mut().extend(response_headers);
+        Ok(response)
+    }
+}

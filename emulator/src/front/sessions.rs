@@ -1,0 +1,184 @@
+//! Sessions: one container per session id, started, kept while used, ended when idle or
+//! too old — AgentCore's session lifecycle.
+//!
+//! A session is *starting* for `--session-startup-ms` after its first invocation (that
+//! invocation waits; others get the retryable 409), and *stopping* for as long again after
+//! it ends. With `--exclusive-sessions`, a second invocation while one is in flight gets
+//! the retryable 409 too.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use a2a_core::card::CardError;
+
+use super::container::{Backend, Container};
+
+/// Session lifecycle settings.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionPolicy {
+    /// End a session unused for this long.
+    pub idle_timeout: Duration,
+    /// End a session this old, used or not.
+    pub max_lifetime: Duration,
+    /// Time a session takes to start (and to stop).
+    pub startup: Duration,
+    /// Refuse a second concurrent invocation on one session.
+    pub exclusive: bool,
+}
+
+/// One session and its container.
+pub struct Session {
+    /// Its container.
+    pub container: Container,
+    created: Instant,
+    ready_at: Instant,
+    last_used: Mutex<Instant>,
+    in_flight: AtomicUsize,
+}
+
+/// Why an invocation cannot use its session now.
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    /// Starting, stopping or busy: AgentCore's retryable conflict.
+    #[error("session {0} is {1}")]
+    Busy(String, &'static str),
+    /// A new container could not be made.
+    #[error("{0}")]
+    Container(#[from] CardError),
+}
+
+/// Marks an invocation in flight on a session; dropping it ends the invocation.
+pub struct InFlight {
+    session: Arc<Session>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.session.in_flight.fetch_sub(1, Ordering::AcqRel);
+        *self
+            .session
+            .last_used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+    }
+}
+
+enum Slot {
+    Live(Arc<Session>),
+    Stopping(Instant),
+}
+
+/// Every session of the emulator.
+pub struct Sessions {
+    backend: Backend,
+    policy: SessionPolicy,
+    slots: Mutex<HashMap<String, Slot>>,
+}
+
+impl Sessions {
+    /// No sessions yet.
+    pub fn new(backend: Backend, policy: SessionPolicy) -> Self {
+        Self {
+            backend,
+            policy,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Enters session `id`, making it if needed. Returns the session, the in-flight mark,
+    /// and how long to wait for a session this call started.
+    ///
+    /// # Errors
+    /// [`Unavailable`] when the session is starting, stopping or (exclusive) busy.
+    pub fn enter(&self, id: &str) -> Result<(Arc<Session>, InFlight, Duration), Unavailable> {
+        let now = Instant::now();
+        let mut slots = self.lock();
+        let (session, wait) = match slots.get(id) {
+            Some(Slot::Stopping(until)) if now < *until => {
+                return Err(Unavailable::Busy(id.to_owned(), "stopping"));
+            }
+            Some(Slot::Live(session))
+                if now.duration_since(session.created) < self.policy.max_lifetime =>
+            {
+                if now < session.ready_at {
+                    return Err(Unavailable::Busy(id.to_owned(), "starting"));
+                }
+                if self.policy.exclusive && session.in_flight.load(Ordering::Acquire) > 0 {
+                    return Err(Unavailable::Busy(
+                        id.to_owned(),
+                        "busy with another invocation",
+                    ));
+                }
+                (Arc::clone(session), Duration::ZERO)
+            }
+            Some(Slot::Live(_)) => {
+                slots.insert(id.to_owned(), Slot::Stopping(now + self.policy.startup));
+                return Err(Unavailable::Busy(id.to_owned(), "stopping"));
+            }
+            Some(Slot::Stopping(_)) | None => {
+                let session = Arc::new(Session {
+                    container: self.backend.new_container()?,
+                    created: now,
+                    ready_at: now + self.policy.startup,
+                    last_used: Mutex::new(now),
+                    in_flight: AtomicUsize::new(0),
+                });
+                slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
+                tracing::info!(session_id = id, "session started");
+                (session, self.policy.startup)
+            }
+        };
+        session.in_flight.fetch_add(1, Ordering::AcqRel);
+        let mark = InFlight {
+            session: Arc::clone(&session),
+        };
+        Ok((session, mark, wait))
+    }
+
+    /// Ends idle and expired sessions; returns how many ended.
+    pub fn reap(&self) -> usize {
+        let now = Instant::now();
+        let mut slots = self.lock();
+        let mut ended = 0;
+        slots.retain(|id, slot| match slot {
+            Slot::Stopping(until) => now < *until,
+            Slot::Live(session) => {
+                let idle = session.in_flight.load(Ordering::Acquire) == 0
+                    && !session.container.busy()
+                    && now.duration_since(
+                        *session
+                            .last_used
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner),
+                    ) >= self.policy.idle_timeout;
+                let expired = now.duration_since(session.created) >= self.policy.max_lifetime;
+                if idle || expired {
+                    tracing::info!(session_id = id, idle, expired, "session ended");
+                    ended += 1;
+                    *slot = Slot::Stopping(now + self.policy.startup);
+                }
+                true
+            }
+        });
+        ended
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Reaps sessions every second until the process ends.
+pub fn spawn_reaper(sessions: Arc<Sessions>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            sessions.reap();
+        }
+    });
+}

@@ -256,13 +256,8 @@ impl Front {
                 );
             }
         };
-        if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
-            return platform_error(
-                Refusal::PlatformValidation,
-                Id::Null,
-                "the payload is not a JSON document",
-            );
-        }
+        // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that is
+        // not JSON reaches the container, which answers -32700 as the A2A spec says.
         let id = jsonrpc::parse_request(&body)
             .map(|request| request.response_id())
             .unwrap_or(Id::Null);

@@ -153,3 +153,32 @@ for (const [name, legacy, cardView, version] of CASES) {
     assert.deepEqual(calls, [[WIRE[version].get, version]]);
   });
 }
+
+// Through the AgentCore front: the card resolved from the AWS invocation URL, every call
+// carrying the session header, as AWS documents it.
+const RUNTIME_ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/interop_agent-0123456789';
+const SESSION_HEADER = 'X-Amzn-Bedrock-AgentCore-Runtime-Session-Id';
+
+for (const legacy of [false, true]) {
+  test(`through the AgentCore invocation URL, compat ${legacy ? 'on' : 'off'}: send then get`, { skip }, async () => {
+    const invocationUrl = `${BASE_URL}/runtimes/${encodeURIComponent(RUNTIME_ARN)}/invocations/`;
+    const session = `interop-session-${randomUUID()}`;
+    const returned = [];
+    const fetchImpl = async (url, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set(SESSION_HEADER, session);
+      const response = await fetch(url, { ...init, headers });
+      returned.push(response.headers.get(SESSION_HEADER));
+      return response;
+    };
+    const client = await factory(legacy, fetchImpl).createFromUrl(invocationUrl);
+    const text = `through the front ${randomUUID()}`;
+    const task = await client.sendMessage(userMessage(text));
+    assert.equal(task.status.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(artifactTexts(task), [text]);
+    const got = await client.getTask({ id: task.id });
+    assert.equal(got.id, task.id);
+    assert.ok(returned.length >= 3, `card, send and get answered: ${returned}`);
+    assert.ok(returned.every((s) => s === session), `session header returned: ${returned}`);
+  });
+}

@@ -176,3 +176,46 @@ async def test_get_unknown_task_is_task_not_found(version):
         await client.close()
         await http.aclose()
     assert wire.calls == [(methods['get'], header)]
+
+
+# The same client through the AgentCore front: the card resolved from the AWS
+# invocation URL, calls carrying the session header as AWS documents it.
+RUNTIME_ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/interop_agent-0123456789'
+SESSION_HEADER = 'X-Amzn-Bedrock-AgentCore-Runtime-Session-Id'
+
+
+@pytest.mark.parametrize('version', ['1.0', '0.3'])
+async def test_through_the_agentcore_invocation_url(version):
+    from urllib.parse import quote
+
+    invocation_url = f'{BASE_URL}/runtimes/{quote(RUNTIME_ARN, safe="")}/invocations/'
+    session = f'interop-session-{uuid.uuid4()}'
+    returned_sessions = []
+
+    async def keep_session(response: httpx.Response) -> None:
+        returned_sessions.append(response.headers.get(SESSION_HEADER))
+
+    http = httpx.AsyncClient(
+        headers={SESSION_HEADER: session},
+        event_hooks={'response': [keep_session]},
+        timeout=10,
+    )
+    text = f'through the front over {version} {uuid.uuid4()}'
+    try:
+        card = await A2ACardResolver(http, invocation_url).get_agent_card()
+        assert {i.url for i in card.supported_interfaces} == {invocation_url}
+        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(
+            card_for(card, version)
+        )
+        try:
+            events = [e async for e in client.send_message(SendMessageRequest(message=user_message(text)))]
+            task = events[0].task
+            assert task.status.state == TaskState.TASK_STATE_COMPLETED
+            assert [get_artifact_text(a) for a in task.artifacts] == [text]
+            got = await client.get_task(GetTaskRequest(id=task.id))
+            assert got.id == task.id
+        finally:
+            await client.close()
+    finally:
+        await http.aclose()
+    assert returned_sessions and all(s == session for s in returned_sessions), returned_sessions

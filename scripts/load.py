@@ -6,8 +6,9 @@ requests/s and p50/p99 latency under wrk, server CPU per request (from /proc use
 time over the run) and peak RSS (VmHWM). Targets:
 
   ceiling        a minimal axum + serde_json JSON-RPC echo (emulator/examples/jsonrpc_ceiling.rs)
-  emulator v0.3  message/send to the echo agent
-  emulator v1.0  SendMessage to the echo agent (A2A-Version: 1.0)
+  container      the emulator with --container-only (the shared router, no platform front)
+  front          the emulator as `make run` starts it (AgentCore front, throttling off)
+each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent.
 
 Usage: scripts/load.py [--seconds N] [--connections N]   (needs wrk: apt-get install wrk)
 """
@@ -122,12 +123,15 @@ def main():
                     "--bin", "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
     release = os.path.join(ROOT, "target", "release")
     ceiling = lambda port: [os.path.join(release, "examples", "jsonrpc_ceiling"), str(port)]
-    emulator = lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port), "--agent", "echo"]
-    rows = [
-        measure("ceiling (axum+serde_json echo)", ceiling, "0.3", args.seconds, args.connections),
-        measure("emulator v0.3 message/send", emulator, "0.3", args.seconds, args.connections),
-        measure("emulator v1.0 SendMessage", emulator, "1.0", args.seconds, args.connections),
-    ]
+    def emulator(*extra):
+        return lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port),
+                             "--agent", "echo", "--rate-limit", "0", *extra]
+
+    rows = [measure("ceiling (axum+serde_json echo)", ceiling, "0.3", args.seconds, args.connections)]
+    for label, command in [("container", emulator("--container-only")), ("front", emulator())]:
+        for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
+            rows.append(measure(f"{label} v{version} {method}", command, version,
+                                args.seconds, args.connections))
     print(f"\n{args.connections} connections, {args.seconds}s each, wrk -t2 on the same machine\n")
     print(f"{'target':34} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs/req':>11} "
           f"{'× ceiling':>9} {'peak RSS MiB':>12} {'startup ms':>10} {'errors':>6}")

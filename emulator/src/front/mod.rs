@@ -126,7 +126,14 @@ async fn handle(State(front): State<Arc<Front>>, request: Request) -> Response {
     let span = tracing::info_span!("invocation", request_id, path = parts.uri.path());
     let _entered = span.enter();
     let mut response = match session {
-        Err(detail) => platform_error(Refusal::PlatformValidation, Id::Null, &detail),
+        Err(detail) => {
+            // Echo the request's id when the payload can be read.
+            let id = match axum::body::to_bytes(body, front.config.max_body_bytes).await {
+                Ok(bytes) => request_id_of(&bytes),
+                Err(_) => Id::Null,
+            };
+            platform_error(Refusal::PlatformValidation, id, &detail)
+        }
         Ok(session) => {
             let answer = front.serve(parts, body, session.as_deref()).await;
             let (mut response, session) = answer;
@@ -140,6 +147,13 @@ async fn handle(State(front): State<Arc<Front>>, request: Request) -> Response {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
     response
+}
+
+/// The JSON-RPC id of a payload, or null when it cannot be read.
+fn request_id_of(body: &[u8]) -> Id {
+    jsonrpc::parse_request(body)
+        .map(|request| request.response_id())
+        .unwrap_or(Id::Null)
 }
 
 /// The client's session id, if it sent one; an error for one of the wrong length.
@@ -258,9 +272,7 @@ impl Front {
         };
         // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that is
         // not JSON reaches the container, which answers -32700 as the A2A spec says.
-        let id = jsonrpc::parse_request(&body)
-            .map(|request| request.response_id())
-            .unwrap_or(Id::Null);
+        let id = request_id_of(&body);
         if let Some(limiter) = &self.config.rate_limit
             && !limiter.try_acquire()
         {

@@ -165,12 +165,12 @@ pub fn reason_for(code: i64) -> Option<&'static str> {
 /// # Panics
 /// On any difference, with the response.
 pub fn assert_a2a_error<'a>(response: &'a Value, id: &Value, code: i64) -> &'a Value {
+    assert!(
+        response.get("error").is_some() && response.get("result").is_none(),
+        "expected error {code}, got an answer that is not (only) an error: {response}"
+    );
     assert_eq!(response["jsonrpc"], "2.0", "{response}");
     assert_eq!(&response["id"], id, "the id is not echoed: {response}");
-    assert!(
-        response.get("result").is_none(),
-        "an error response has no result: {response}"
-    );
     let error = &response["error"];
     let Some(fields) = error.as_object() else {
         panic!("expected an error object with code {code}: {response}")

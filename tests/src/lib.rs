@@ -25,6 +25,7 @@ use futures_util::{Stream, StreamExt as _};
 pub use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
 pub mod conformance;
+pub mod front;
 
 /// How long the emulator may take to print its listening line.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);

@@ -38,7 +38,10 @@ async fn send(emulator: &Emulator, message: Value) -> Value {
 /// A new task from a message whose id has this `prefix`; the task.
 async fn new_task(emulator: &Emulator, message_id: &str) -> Value {
     emulator
-        .send_task(V, V.send_params(message_id, "TCK prerequisite task creation"))
+        .send_task(
+            V,
+            V.send_params(message_id, "TCK prerequisite task creation"),
+        )
         .await
 }
 
@@ -106,7 +109,9 @@ async fn agent_card_fields_have_the_mandatory_types() {
     let card = emulator.card().await;
     for field in ["name", "description", "version", "url", "protocolVersion"] {
         assert!(
-            card[field].as_str().is_some_and(|text| !text.trim().is_empty()),
+            card[field]
+                .as_str()
+                .is_some_and(|text| !text.trim().is_empty()),
             "{field} must be a non-empty string: {card}"
         );
     }
@@ -222,9 +227,7 @@ async fn invalid_requests_get_their_precise_codes() {
 #[tokio::test]
 async fn unknown_method_is_method_not_found() {
     let emulator = Emulator::conformance();
-    let response = emulator
-        .call(V, "nonexistent/method", json!({}))
-        .await;
+    let response = emulator.call(V, "nonexistent/method", json!({})).await;
     assert_a2a_error(&response, &response["id"], -32601);
 }
 
@@ -294,7 +297,11 @@ async fn duplicate_request_ids_each_get_an_answer() {
 async fn message_send_valid_text_returns_a_task_or_a_message() {
     let emulator = Emulator::conformance();
 
-    let response = send(&emulator, V.user_message(&tck_id("complete-task"), "Hello from TCK!")).await;
+    let response = send(
+        &emulator,
+        V.user_message(&tck_id("complete-task"), "Hello from TCK!"),
+    )
+    .await;
     let task = &response["result"];
     assert_eq!(task["kind"], "task", "{response}");
     task_id(task);
@@ -304,7 +311,11 @@ async fn message_send_valid_text_returns_a_task_or_a_message() {
     assert_eq!(reply["role"], "agent", "{response}");
     assert_eq!(reply["parts"][0]["text"], "Hello from TCK", "{response}");
 
-    let response = send(&emulator, V.user_message(&tck_id("message-response"), "Hello")).await;
+    let response = send(
+        &emulator,
+        V.user_message(&tck_id("message-response"), "Hello"),
+    )
+    .await;
     let message = &response["result"];
     assert_eq!(message["kind"], "message", "{response}");
     assert_eq!(message["role"], "agent", "{response}");
@@ -313,10 +324,18 @@ async fn message_send_valid_text_returns_a_task_or_a_message() {
         message["parts"][0]["text"], "Direct message response",
         "{response}"
     );
-    assert!(message["messageId"].as_str().is_some_and(|id| !id.is_empty()));
+    assert!(
+        message["messageId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
 
     // The suite's own messageId ("text-…") has no recognised prefix.
-    let response = send(&emulator, V.user_message(&unique_id("text"), "Hello from TCK!")).await;
+    let response = send(
+        &emulator,
+        V.user_message(&unique_id("text"), "Hello from TCK!"),
+    )
+    .await;
     let state = response["result"]["status"]["state"].as_str().unwrap();
     assert!(SEND_STATES.contains(&state), "{response}");
 }
@@ -382,7 +401,10 @@ async fn message_send_artifact_and_rejection_scenarios() {
     let task = new_task(&emulator, &tck_id("artifact-file-url")).await;
     let part = part_of(&task);
     assert_eq!(part["kind"], "file", "{task}");
-    assert_eq!(part["file"]["uri"], "https://example.com/output.txt", "{task}");
+    assert_eq!(
+        part["file"]["uri"], "https://example.com/output.txt",
+        "{task}"
+    );
     assert_eq!(part["file"]["name"], "output.txt", "{task}");
     assert_eq!(part["file"]["mimeType"], "text/plain", "{task}");
 
@@ -416,7 +438,11 @@ async fn input_required_then_follow_ups_complete_the_task() {
         assert_eq!(task["id"], id.as_str(), "{response}");
         assert_eq!(task["status"]["state"], "input-required", "{response}");
 
-        let text = if finisher.starts_with("tck-") { "go" } else { "done" };
+        let text = if finisher.starts_with("tck-") {
+            "go"
+        } else {
+            "done"
+        };
         let response = send(&emulator, follow_up(&finisher, text, &id)).await;
         let task = &response["result"];
         assert_eq!(task["status"]["state"], "completed", "{response}");
@@ -427,7 +453,11 @@ async fn input_required_then_follow_ups_complete_the_task() {
             .filter(|message| message["role"] == "user")
             .map(|message| message["messageId"].as_str().unwrap())
             .collect();
-        assert_eq!(users, [first_id.as_str(), &more_id, &finisher], "{response}");
+        assert_eq!(
+            users,
+            [first_id.as_str(), &more_id, &finisher],
+            "{response}"
+        );
     }
 }
 
@@ -523,7 +553,10 @@ async fn tasks_cancel_cancels_open_tasks() {
         .send_task(V, V.send_params_at_once(&unique_id("slow"), "work"))
         .await;
     let id = task_id(&working);
-    assert!(!is_terminal(V, working["status"]["state"].as_str().unwrap()));
+    assert!(!is_terminal(
+        V,
+        working["status"]["state"].as_str().unwrap()
+    ));
     let task = emulator.result(V, Op::Cancel, json!({"id": id})).await;
     assert_eq!(task["id"], id.as_str(), "{task}");
     assert_eq!(task["status"]["state"], "canceled", "{task}");
@@ -584,7 +617,8 @@ async fn core_method_mapping_send_get_cancel() {
 // ---------------------------------------------------------------------------------------
 
 /// TCK mandatory: jsonrpc/test_a2a_error_codes::test_push_notification_not_supported_error_32003
-/// and jsonrpc/test_a2a_error_codes_enhanced::test_push_notification_not_supported_error_32003_enhanced
+/// and jsonrpc/test_a2a_error_codes_enhanced::
+/// test_push_notification_not_supported_error_32003_enhanced
 /// — the card does not declare push notifications, so every
 /// `tasks/pushNotificationConfig/*` method is -32003 with a message saying push
 /// notifications are not supported.
@@ -639,7 +673,8 @@ async fn extended_card_is_not_offered() {
 // Streaming (mandatory: the card declares capabilities.streaming)
 // ---------------------------------------------------------------------------------------
 
-/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::{test_message_stream_basic,
+/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::
+/// {test_message_stream_basic,
 /// test_sse_header_compliance, test_sse_event_format_compliance} — the card declares
 /// streaming; `message/stream` answers HTTP 200 `text/event-stream`; every event is a
 /// JSON-RPC response with the request's id; the first is the Task, then status and
@@ -692,7 +727,8 @@ async fn message_stream_events_are_well_formed_and_ordered() {
     );
 }
 
-/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::test_message_stream_invalid_params
+/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::
+/// test_message_stream_invalid_params
 /// — `message/stream` without a message is refused with a JSON-RPC error (-32602), not a
 /// stream.
 #[tokio::test]
@@ -729,7 +765,11 @@ async fn message_stream_direct_reply_is_one_message() {
 async fn message_stream_stops_at_input_required() {
     let emulator = Emulator::conformance();
     let mut stream = emulator
-        .stream(V, Op::Stream, V.send_params(&tck_id("input-required"), "hi"))
+        .stream(
+            V,
+            Op::Stream,
+            V.send_params(&tck_id("input-required"), "hi"),
+        )
         .await;
     let first = stream.next_result().await;
     assert_eq!(first["kind"], "task", "{first}");
@@ -760,9 +800,7 @@ async fn tasks_resubscribe_streams_a_running_task() {
     let first = original.next_result().await;
     let id = task_id(&first);
 
-    let mut resubscribed = emulator
-        .stream(V, Op::Subscribe, json!({"id": id}))
-        .await;
+    let mut resubscribed = emulator.stream(V, Op::Subscribe, json!({"id": id})).await;
     let snapshot = resubscribed.next_result().await;
     assert_eq!(snapshot["kind"], "task", "{snapshot}");
     assert_eq!(snapshot["id"], id.as_str(), "{snapshot}");
@@ -781,7 +819,8 @@ async fn tasks_resubscribe_streams_a_running_task() {
     assert_eq!(last["status"]["state"], "completed", "{last}");
 }
 
-/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::test_tasks_resubscribe_nonexistent
+/// TCK capability-mandatory: optional/capabilities/test_streaming_methods::
+/// test_tasks_resubscribe_nonexistent
 /// — resubscribing to an unknown task is -32001, with a message that says the task was not
 /// found.
 #[tokio::test]

@@ -151,9 +151,10 @@ async fn handle(State(front): State<Arc<Front>>, request: Request) -> Response {
 
 /// The JSON-RPC id of a payload, or null when it cannot be read.
 fn request_id_of(body: &[u8]) -> Id {
-    jsonrpc::parse_request(body)
-        .map(|request| request.response_id())
-        .unwrap_or(Id::Null)
+    match jsonrpc::parse_request(body) {
+        Ok(request) => request.response_id(),
+        Err(rejection) => rejection.id,
+    }
 }
 
 /// The client's session id, if it sent one; an error for one of the wrong length.

@@ -46,7 +46,7 @@ pub trait TaskStore: Send + Sync + 'static {
 
 /// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
 /// ones.
-pub const DEFAULT_IN_MEMORY_CAPACITY: usize = 10_000;
+pub const DEFAULT_IN_MEMORY_CAPACITY: usize = 1_000;
 
 /// Tasks in process memory: lost on restart, not shared between processes.
 ///

@@ -440,21 +440,39 @@ async fn a_slow_task_survives_its_stream_being_dropped() {
     emulator.wait_idle().await;
 }
 
+/// A subscription stays open across input-required and ends with the task (v1.0
+/// STREAM-SUB-002: "The SubscribeToTask stream MUST terminate when the task reaches a
+/// terminal state"), unlike a send stream, which ends at the interruption.
 #[tokio::test]
-async fn subscribe_to_an_interrupted_task_sends_the_task_and_closes() {
+async fn subscribe_to_an_interrupted_task_follows_it_until_it_ends() {
     let emulator = Emulator::conformance();
     for version in Version::ALL {
         let open = emulator
             .send_task(version, version.send_params("tck-input-required-sub", "go"))
             .await;
-        let task_id = open["id"].as_str().unwrap();
+        let task_id = open["id"].as_str().unwrap().to_owned();
         emulator.wait_idle().await;
         let mut stream = emulator
             .stream(version, Op::Subscribe, json!({"id": task_id}))
             .await;
-        let events = stream.rest().await;
-        assert_eq!(events.len(), 1, "{events:?}");
-        assert_eq!(version.task_in(&events[0]["result"]), open, "{version:?}");
+        let first = stream.next_result().await;
+        assert_eq!(version.task_in(&first), open, "{version:?}");
+
+        let mut follow_up = version.user_message(&format!("sub-done-{version:?}"), "done");
+        follow_up["taskId"] = json!(task_id);
+        let done = emulator
+            .send_task(version, json!({"message": follow_up}))
+            .await;
+        assert_eq!(done["status"]["state"], version.state("completed"));
+
+        let rest = stream.rest().await;
+        let last = &rest.last().expect("updates after the follow-up")["result"];
+        let status = if version == Version::V1_0 {
+            &last["statusUpdate"]["status"]
+        } else {
+            &last["status"]
+        };
+        assert_eq!(status["state"], version.state("completed"), "{rest:?}");
     }
 }
 

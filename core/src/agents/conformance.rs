@@ -11,6 +11,7 @@
 //! | `tck-artifact-file-url` | file artifact at `https://example.com/output.txt` |
 //! | `tck-artifact-data` | data artifact `{"key":"value","count":42}` |
 //! | `tck-stream-` | working, three artifact chunks, completed |
+//! | `tck-delayed-complete` | works for `TCK_STREAMING_TIMEOUT` seconds, then completes "Done after delay" |
 //! | `test-resubscribe-message-id` | works for 2 × `TCK_STREAMING_TIMEOUT` seconds (default 2.0) |
 //! | `slow-` | works until canceled |
 //! | anything else | multi-turn: input-required until a follow-up says `done` |
@@ -26,13 +27,13 @@ use crate::model::{Artifact, Part, PartContent, TaskState};
 /// The agent conformance suites run against.
 #[derive(Debug, Clone)]
 pub struct ConformanceAgent {
-    resubscribe_for: Duration,
+    streaming_timeout: Duration,
 }
 
 impl Default for ConformanceAgent {
     fn default() -> Self {
         Self {
-            resubscribe_for: Duration::from_secs(4),
+            streaming_timeout: Duration::from_secs(2),
         }
     }
 }
@@ -55,7 +56,7 @@ impl ConformanceAgent {
             },
         };
         Self {
-            resubscribe_for: Duration::from_secs_f64(seconds * 2.0),
+            streaming_timeout: Duration::from_secs_f64(seconds),
         }
     }
 }
@@ -149,9 +150,16 @@ impl Agent for ConformanceAgent {
                     .await?;
             }
             events.complete(None).await?;
+        } else if id.starts_with("tck-delayed-complete") {
+            tokio::select! {
+                () = tokio::time::sleep(self.streaming_timeout) => {
+                    events.complete(Some("Done after delay")).await?;
+                }
+                () = context.cancellation.cancelled() => {}
+            }
         } else if id.starts_with("test-resubscribe-message-id") {
             tokio::select! {
-                () = tokio::time::sleep(self.resubscribe_for) => events.complete(None).await?,
+                () = tokio::time::sleep(self.streaming_timeout * 2) => events.complete(None).await?,
                 () = context.cancellation.cancelled() => {}
             }
         } else if id.starts_with("slow-") {

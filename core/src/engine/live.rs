@@ -44,14 +44,6 @@ pub(crate) struct LiveTask {
     pub settled: watch::Sender<Settled>,
 }
 
-impl LiveTask {
-    /// The current task and a receiver of every later update, taken atomically.
-    pub async fn subscribe(&self) -> (Task, broadcast::Receiver<Update>) {
-        let state = self.state.lock().await;
-        (state.clone(), self.updates.subscribe())
-    }
-}
-
 /// How the start of a send turned out.
 pub(crate) enum Started {
     /// The agent replied directly: no task.
@@ -68,13 +60,43 @@ pub(crate) enum Started {
     Failed(Error),
 }
 
-/// The live tasks of one engine.
+/// The live tasks of one engine, and the update channel of every task someone follows.
+///
+/// A task's channel outlives its runners: a subscriber to a task waiting for input keeps
+/// receiving when a follow-up message starts the agent again, until the task ends.
 #[derive(Default)]
 pub(crate) struct Registry {
     tasks: SyncMutex<HashMap<String, Arc<LiveTask>>>,
+    topics: SyncMutex<HashMap<String, broadcast::Sender<Update>>>,
 }
 
 impl Registry {
+    /// The update channel of a task, made on first use.
+    pub fn topic(&self, id: &str) -> broadcast::Sender<Update> {
+        self.lock_topics()
+            .entry(id.to_owned())
+            .or_insert_with(|| broadcast::channel(BROADCAST_CAPACITY).0)
+            .clone()
+    }
+
+    /// Forgets a task's channel (it ended); current receivers still get what was sent.
+    fn close_topic(&self, id: &str) {
+        self.lock_topics().remove(id);
+    }
+
+    /// Forgets the channels nobody follows of tasks that do not run.
+    fn prune_topics(&self) {
+        let tasks = self.lock();
+        self.lock_topics()
+            .retain(|id, topic| topic.receiver_count() > 0 || tasks.contains_key(id));
+    }
+
+    fn lock_topics(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Update>>> {
+        self.topics
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub fn get(&self, id: &str) -> Option<Arc<LiveTask>> {
         self.lock().get(id).cloned()
     }
@@ -100,6 +122,8 @@ impl Registry {
             tasks.remove(id);
         }
         health.set_running(tasks.len());
+        drop(tasks);
+        self.prune_topics();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -289,7 +313,8 @@ async fn begin(
     if let Err(error) = deps.store.save(&task).await {
         tracing::error!(task_id, %error, "saving a new task failed");
     }
-    let (updates, receiver) = broadcast::channel(BROADCAST_CAPACITY);
+    let updates = deps.registry.topic(task_id);
+    let receiver = updates.subscribe();
     let (settled, settled_receiver) = watch::channel(Settled::Running);
     let live = Arc::new(LiveTask {
         state: Mutex::new(task.clone()),
@@ -319,11 +344,15 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
                 tracing::error!(request_id, task_id = task.id, %error, "saving a task failed");
             }
             let ended = task.status.state.ends_stream();
+            let terminal = task.status.state.is_terminal();
             let event = match applied {
                 Applied::Status(status) => StreamEvent::StatusUpdate(status),
                 Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
             };
             let _ = live.updates.send(Ok(event));
+            if terminal {
+                deps.registry.close_topic(&task.id);
+            }
             if ended {
                 live.settled.send_if_modified(|settled| {
                     let running = *settled == Settled::Running;

@@ -6,6 +6,7 @@
 //! documents, or nothing (for a notification).
 
 mod live;
+mod media;
 mod respond;
 
 use std::pin::Pin;
@@ -323,6 +324,7 @@ impl Engine {
                 "params.message.role: a client's message must have the user role",
             ));
         }
+        media::check(&self.card, message)?;
         let previous = match &message.task_id {
             None => None,
             Some(task_id) => Some(self.continuable(task_id, message).await?),
@@ -438,7 +440,7 @@ impl Engine {
             }
             Started::Task {
                 initial, updates, ..
-            } => Ok(self.event_stream(version, id.clone(), initial, updates)),
+            } => Ok(self.event_stream(version, id.clone(), initial, updates, ends_stream)),
         }
     }
 
@@ -448,13 +450,14 @@ impl Engine {
         id: &Id,
         task_id: &str,
     ) -> Result<Reply, Error> {
-        if let Some(live) = self.deps.registry.get(task_id) {
-            let (task, updates) = live.subscribe().await;
-            if !task.status.state.ends_stream() {
-                return Ok(self.event_stream(version, id.clone(), task, updates));
-            }
-        }
-        let task = self.load(task_id).await?;
+        let stored = self.load(task_id).await?;
+        // Follow the task's channel first, then read where it stands: an update in between
+        // may arrive twice, never not at all.
+        let updates = self.deps.registry.topic(task_id).subscribe();
+        let task = match self.deps.registry.get(task_id) {
+            Some(live) => live.state.lock().await.clone(),
+            None => stored,
+        };
         if task.status.state.is_terminal() {
             return Err(Error::new(
                 Refusal::UnsupportedOperation,
@@ -465,17 +468,17 @@ impl Engine {
             )
             .with_metadata("taskId", task_id));
         }
-        let event = respond::stream_event(version, id, &StreamEvent::Task(task));
-        Ok(Reply::Stream(Box::pin(stream::iter([event]))))
+        Ok(self.event_stream(version, id.clone(), task, updates, ends_at_terminal))
     }
 
-    /// The task first, then every update until the task ends or is interrupted.
+    /// The task first, then every update until `last` says an event is the last one.
     fn event_stream(
         &self,
         version: ProtocolVersion,
         id: Id,
         initial: Task,
         updates: broadcast::Receiver<Update>,
+        last: fn(&StreamEvent) -> bool,
     ) -> Reply {
         let profile = self.profile;
         let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
@@ -484,7 +487,7 @@ impl Engine {
             match updates.recv().await {
                 Ok(Ok(event)) => {
                     let body = respond::stream_event(version, &id, &event);
-                    let next = (!ends_stream(&event)).then_some((updates, id));
+                    let next = (!last(&event)).then_some((updates, id));
                     Some((body, next))
                 }
                 Ok(Err(error)) => Some((respond::error_body(id, &error, profile).1, None)),
@@ -540,6 +543,16 @@ async fn wait_for_rest(
     }
 }
 
+/// A subscription ends when the task does: it stays open across input-required.
+fn ends_at_terminal(event: &StreamEvent) -> bool {
+    match event {
+        StreamEvent::StatusUpdate(update) => update.status.state.is_terminal(),
+        StreamEvent::Task(task) => task.status.state.is_terminal(),
+        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => false,
+    }
+}
+
+/// A send stream ends when the task ends or waits for the client.
 fn ends_stream(event: &StreamEvent) -> bool {
     match event {
         StreamEvent::StatusUpdate(update) => update.status.state.ends_stream(),

@@ -79,6 +79,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             public_url: format!("http://{address}/"),
             error_profile: ErrorProfile::Spec,
             host_can_stream: true,
+            security: None,
         },
     )?;
     let listener = tokio::net::TcpListener::bind(address).await?;

@@ -61,6 +61,18 @@ struct AppState {
     max_body_bytes: usize,
 }
 
+/// The URL the card should advertise for this request, when a host only learns it from
+/// the request (a Lambda function behind a URL it was not told). A layer of the host puts
+/// it in the request's extensions; without it the engine's public URL is used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardUrl(pub String);
+
+fn etag_of(bytes: &[u8]) -> String {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    format!("\"{:016x}\"", hasher.finish())
+}
+
 /// The router for an engine.
 pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     let card_json =
@@ -70,7 +82,7 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     let interface_path = interface_path(engine.public_url());
     let state = Arc::new(AppState {
         engine,
-        etag: format!("\"{:016x}\"", hasher.finish()),
+        etag: etag_of(&card_json),
         card: Bytes::from(card_json),
         last_modified: http_date(time::OffsetDateTime::now_utc()),
         max_body_bytes: options.max_body_bytes,
@@ -224,19 +236,32 @@ async fn not_found(State(state): State<Arc<AppState>>, method: Method, uri: Uri)
     response
 }
 
-async fn card(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+async fn card(
+    State(state): State<Arc<AppState>>,
+    url: Option<axum::Extension<CardUrl>>,
+    headers: HeaderMap,
+) -> Response {
+    let (card, etag) = match url {
+        Some(axum::Extension(CardUrl(url))) if url != state.engine.public_url() => {
+            let card =
+                serde_json::to_vec(&state.engine.card().render_hybrid(&url)).unwrap_or_default();
+            let etag = etag_of(&card);
+            (Bytes::from(card), etag)
+        }
+        _ => (state.card.clone(), state.etag.clone()),
+    };
     let matches = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| {
             value.split(',').any(|tag| {
                 let tag = tag.trim();
-                tag == "*" || tag.trim_start_matches("W/") == state.etag
+                tag == "*" || tag.trim_start_matches("W/") == etag
             })
         });
     let cache = format!("public, max-age={CARD_MAX_AGE_SECONDS}");
     let common = [
-        (header::ETAG, state.etag.clone()),
+        (header::ETAG, etag),
         (header::LAST_MODIFIED, state.last_modified.clone()),
         (header::CACHE_CONTROL, cache),
     ];
@@ -247,7 +272,7 @@ async fn card(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Respons
         StatusCode::OK,
         common,
         [(header::CONTENT_TYPE, "application/json".to_owned())],
-        Body::from(state.card.clone()),
+        Body::from(card),
     )
         .into_response()
 }

@@ -29,6 +29,7 @@ fn app_for(agent: Arc<dyn Agent>, host_can_stream: bool, max_body_bytes: usize) 
             public_url: URL.to_owned(),
             error_profile: ErrorProfile::Spec,
             host_can_stream,
+            security: None,
         },
     )
     .expect("valid engine");
@@ -209,6 +210,7 @@ async fn the_interface_path_serves_json_rpc_with_and_without_slash() {
             public_url: "https://agents.example.com/a2a/v1/".to_owned(),
             error_profile: ErrorProfile::Spec,
             host_can_stream: true,
+            security: None,
         },
     )
     .unwrap();

@@ -75,6 +75,7 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
                 public_url: public_url.clone(),
                 error_profile: profile,
                 host_can_stream: true,
+                security: None,
             },
         )?;
         router(

@@ -86,6 +86,9 @@ pub struct EngineConfig {
     pub error_profile: ErrorProfile,
     /// The host can stream responses; if not, the card says `streaming: false`.
     pub host_can_stream: bool,
+    /// How the host authenticates callers, when it decides (the card publishes it);
+    /// `None` keeps the agent card's.
+    pub security: Option<crate::card::SecurityMechanism>,
 }
 
 /// The engine: an agent, a task store and the protocol between them.
@@ -127,6 +130,9 @@ impl Engine {
     ) -> Result<Self, CardError> {
         let mut card = agent.card();
         card.capabilities.streaming &= config.host_can_stream;
+        if let Some(security) = config.security {
+            card.security = security;
+        }
         // Push notifications and extended cards are not served by this engine: never
         // advertise them, whatever the agent says.
         card.capabilities.push_notifications = false;

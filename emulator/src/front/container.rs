@@ -88,6 +88,7 @@ impl Backend {
                         public_url: public_url.clone(),
                         error_profile: *profile,
                         host_can_stream: true,
+                        security: None,
                     },
                 )?);
                 let router = router(

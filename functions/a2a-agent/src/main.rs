@@ -1,12 +1,7 @@
-//! `a2a-agent`: the A2A agent as an AWS Lambda function.
+//! `a2a-agent`: the A2A agent as an AWS Lambda function. Configuration comes from the
+//! environment (see the crate docs); a bad value fails the init with a clear log line.
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    eprintln!(
-        "a2a-agent {}: the Lambda host is not built yet. This build ships the a2a-core wire \
-         crate only; the Lambda function lands with the Lambda issue.",
-        env!("CARGO_PKG_VERSION")
-    );
-    ExitCode::from(2)
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    a2a_agent::run().await
 }

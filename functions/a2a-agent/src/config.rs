@@ -1,0 +1,282 @@
+//! Configuration from environment variables, validated at init.
+
+use a2a_core::agents::BuiltIn;
+use a2a_core::card::SecurityMechanism;
+use a2a_core::error::ErrorProfile;
+
+/// Lambda's own payload limit for a synchronous invocation: 6 MB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
+
+/// Every variable the function reads, for documentation and for the template check.
+pub const VARIABLES: [&str; 8] = [
+    "A2A_AGENT",
+    "A2A_PUBLIC_URL",
+    "A2A_STREAMING",
+    "A2A_TASK_TABLE",
+    "A2A_ERROR_PROFILE",
+    "A2A_MAX_BODY_BYTES",
+    "A2A_AUTH",
+    "A2A_API_KEY",
+];
+
+/// How callers authenticate.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// Nobody is checked (the Function URL's AWS_IAM auth, or none).
+    None,
+    /// `X-API-Key` must equal this secret.
+    ApiKey(String),
+    /// A JWT bearer token, validated in front of the function (an API Gateway JWT
+    /// authorizer); the card publishes the scheme.
+    Jwt,
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::None => "None",
+            Self::ApiKey(_) => "ApiKey(<redacted>)",
+            Self::Jwt => "Jwt",
+        })
+    }
+}
+
+impl Auth {
+    /// The scheme the card publishes.
+    pub fn mechanism(&self) -> SecurityMechanism {
+        match self {
+            Self::None => SecurityMechanism::None,
+            Self::ApiKey(_) => SecurityMechanism::ApiKey,
+            Self::Jwt => SecurityMechanism::Jwt,
+        }
+    }
+}
+
+/// The function's configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `A2A_AGENT`: the built-in agent (default `echo`).
+    pub agent: BuiltIn,
+    /// `A2A_PUBLIC_URL`: the card's URL; otherwise derived from each request's host and
+    /// stage.
+    pub public_url: Option<String>,
+    /// `A2A_STREAMING`: the Function URL is in `RESPONSE_STREAM` mode (default false).
+    pub streaming: bool,
+    /// `A2A_TASK_TABLE`: the DynamoDB table tasks live in.
+    pub task_table: Option<String>,
+    /// `A2A_ERROR_PROFILE`: `spec` (default) or `agentcore`.
+    pub error_profile: ErrorProfile,
+    /// `A2A_MAX_BODY_BYTES`: largest request body (default 6 MB).
+    pub max_body_bytes: usize,
+    /// `A2A_AUTH` (`none`, `api-key`, `jwt`) and `A2A_API_KEY`.
+    pub auth: Auth,
+}
+
+/// A variable with a value the function cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}={value:?} is not valid: {expected}")]
+pub struct ConfigError {
+    /// The variable.
+    pub name: &'static str,
+    /// Its value (secrets are never shown).
+    pub value: String,
+    /// What it should be.
+    pub expected: String,
+}
+
+fn invalid(name: &'static str, value: &str, expected: impl Into<String>) -> ConfigError {
+    ConfigError {
+        name,
+        value: value.to_owned(),
+        expected: expected.into(),
+    }
+}
+
+impl Config {
+    /// Reads the process environment.
+    ///
+    /// # Errors
+    /// The first variable with an unusable value.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads variables through `lookup` (empty values count as unset).
+    ///
+    /// # Errors
+    /// The first variable with an unusable value.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+        let agent = match get("A2A_AGENT") {
+            None => BuiltIn::Echo,
+            Some(value) => value
+                .parse()
+                .map_err(|_| invalid("A2A_AGENT", &value, "one of echo, conformance"))?,
+        };
+        let public_url = match get("A2A_PUBLIC_URL") {
+            None => None,
+            Some(value) => {
+                a2a_core::card::validate_url("A2A_PUBLIC_URL", &value).map_err(|_| {
+                    invalid(
+                        "A2A_PUBLIC_URL",
+                        &value,
+                        "an absolute http:// or https:// URL",
+                    )
+                })?;
+                Some(value)
+            }
+        };
+        let streaming = match get("A2A_STREAMING").as_deref().map(str::trim) {
+            None => false,
+            Some("true" | "1" | "yes") => true,
+            Some("false" | "0" | "no") => false,
+            Some(value) => return Err(invalid("A2A_STREAMING", value, "true or false")),
+        };
+        let error_profile = match get("A2A_ERROR_PROFILE").as_deref().map(str::trim) {
+            None | Some("spec") => ErrorProfile::Spec,
+            Some("agentcore") => ErrorProfile::AgentCore,
+            Some(value) => return Err(invalid("A2A_ERROR_PROFILE", value, "spec or agentcore")),
+        };
+        let max_body_bytes = match get("A2A_MAX_BODY_BYTES") {
+            None => DEFAULT_MAX_BODY_BYTES,
+            Some(value) => value
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|bytes| *bytes > 0)
+                .ok_or_else(|| {
+                    invalid("A2A_MAX_BODY_BYTES", &value, "a positive number of bytes")
+                })?,
+        };
+        let auth = match get("A2A_AUTH").as_deref().map(str::trim) {
+            None | Some("none") => Auth::None,
+            Some("jwt") => Auth::Jwt,
+            Some("api-key") => match get("A2A_API_KEY") {
+                Some(secret) if secret.len() >= 16 => Auth::ApiKey(secret),
+                _ => {
+                    return Err(invalid(
+                        "A2A_API_KEY",
+                        "<redacted>",
+                        "a secret of at least 16 characters (required by A2A_AUTH=api-key)",
+                    ));
+                }
+            },
+            Some(value) => return Err(invalid("A2A_AUTH", value, "one of none, api-key, jwt")),
+        };
+        let task_table = get("A2A_TASK_TABLE");
+        if let Some(table) = &task_table {
+            // Say so rather than pretend: tasks would silently live in one instance only.
+            return Err(invalid(
+                "A2A_TASK_TABLE",
+                table,
+                "unset: this build has no DynamoDB task store yet (tasks live in the \
+                 instance's memory)",
+            ));
+        }
+        Ok(Self {
+            agent,
+            public_url,
+            streaming,
+            task_table,
+            error_profile,
+            max_body_bytes,
+            auth,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults() {
+        let config = config(&[]).unwrap();
+        assert_eq!(config.agent, BuiltIn::Echo);
+        assert!(!config.streaming);
+        assert_eq!(config.max_body_bytes, 6 * 1024 * 1024);
+        assert_eq!(config.auth, Auth::None);
+        assert_eq!(config.error_profile, ErrorProfile::Spec);
+        assert_eq!(config.public_url, None);
+    }
+
+    #[test]
+    fn values_are_read() {
+        let config = config(&[
+            ("A2A_AGENT", "conformance"),
+            ("A2A_STREAMING", "true"),
+            ("A2A_ERROR_PROFILE", "agentcore"),
+            ("A2A_MAX_BODY_BYTES", "1024"),
+            ("A2A_AUTH", "api-key"),
+            ("A2A_API_KEY", "0123456789abcdef"),
+            ("A2A_PUBLIC_URL", "https://abc.lambda-url.us-east-1.on.aws/"),
+        ])
+        .unwrap();
+        assert_eq!(config.agent, BuiltIn::Conformance);
+        assert!(config.streaming);
+        assert_eq!(config.error_profile, ErrorProfile::AgentCore);
+        assert_eq!(config.max_body_bytes, 1024);
+        assert_eq!(config.auth, Auth::ApiKey("0123456789abcdef".into()));
+        assert!(
+            !format!("{config:?}").contains("0123456789abcdef"),
+            "secret redacted"
+        );
+    }
+
+    #[test]
+    fn bad_values_fail_clearly() {
+        let cases = [
+            (
+                ("A2A_AGENT", "parrot"),
+                "A2A_AGENT=\"parrot\" is not valid: one of echo, conformance",
+            ),
+            (
+                ("A2A_STREAMING", "maybe"),
+                "A2A_STREAMING=\"maybe\" is not valid: true or false",
+            ),
+            (
+                ("A2A_ERROR_PROFILE", "aws"),
+                "A2A_ERROR_PROFILE=\"aws\" is not valid: spec or agentcore",
+            ),
+            (
+                ("A2A_MAX_BODY_BYTES", "0"),
+                "A2A_MAX_BODY_BYTES=\"0\" is not valid: a positive number of bytes",
+            ),
+            (
+                ("A2A_AUTH", "oauth"),
+                "A2A_AUTH=\"oauth\" is not valid: one of none, api-key, jwt",
+            ),
+            (
+                ("A2A_PUBLIC_URL", "example.com"),
+                "A2A_PUBLIC_URL=\"example.com\" is not valid: an absolute http:// or https:// URL",
+            ),
+        ];
+        for ((name, value), message) in cases {
+            assert_eq!(config(&[(name, value)]).unwrap_err().to_string(), message);
+        }
+        let missing_key = config(&[("A2A_AUTH", "api-key")]).unwrap_err().to_string();
+        assert!(
+            missing_key.starts_with("A2A_API_KEY=\"<redacted>\" is not valid"),
+            "{missing_key}"
+        );
+        let short_key = config(&[("A2A_AUTH", "api-key"), ("A2A_API_KEY", "short")]).unwrap_err();
+        assert!(
+            !short_key.to_string().contains("short"),
+            "secret never shown"
+        );
+        let table = config(&[("A2A_TASK_TABLE", "tasks")])
+            .unwrap_err()
+            .to_string();
+        assert!(table.contains("no DynamoDB task store yet"), "{table}");
+    }
+}

@@ -1,15 +1,18 @@
-//! A binary that does not serve yet says so and exits non-zero: nothing pretends to work.
+//! The Lambda binary outside Lambda says so and exits non-zero, with no panic.
 
 use std::process::Command;
 
 use a2a_integration_tests::binary;
 
 #[test]
-fn lambda_function_says_it_does_not_serve_yet() {
+fn lambda_function_outside_lambda_explains_and_fails() {
     let output = Command::new(binary("a2a-agent", "a2a-agent"))
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
         .output()
         .unwrap_or_else(|error| panic!("a2a-agent did not start: {error}"));
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("not running inside AWS Lambda"), "{stdout}");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("not built yet"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -63,6 +63,13 @@ pub fn engine(config: &Config) -> Result<Engine, InitError> {
 pub async fn run() -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     logging::init();
+    if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none() {
+        let error = "not running inside AWS Lambda (AWS_LAMBDA_RUNTIME_API is not set): \
+                     run it locally with `make watch`, or serve the same agent with the emulator \
+                     (`make run`)";
+        tracing::error!(error, "init failed");
+        return Err(error.into());
+    }
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {

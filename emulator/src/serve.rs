@@ -151,7 +151,7 @@ fn front_router(
         },
     };
     // Fail at startup, not at the first invocation, if the container cannot be made.
-    backend.new_container()?;
+    let template = backend.new_container()?;
     let sessions = Arc::new(Sessions::new(
         backend,
         SessionPolicy {
@@ -180,7 +180,7 @@ fn front_router(
         ),
         interface_path: interface_path(public_url),
     };
-    Ok(front::router(config, sessions))
+    Ok(front::router(config, sessions, template))
 }
 
 /// The path part of a URL without its trailing slash, when it is not `/`.

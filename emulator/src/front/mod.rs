@@ -62,11 +62,21 @@ pub struct FrontConfig {
 struct Front {
     config: FrontConfig,
     sessions: Arc<Sessions>,
+    /// A container outside any session, for cards: fetching a card starts no session.
+    template: container::Container,
 }
 
 /// The front's router over `sessions`.
-pub fn router(config: FrontConfig, sessions: Arc<Sessions>) -> Router {
-    let front = Arc::new(Front { config, sessions });
+pub fn router(
+    config: FrontConfig,
+    sessions: Arc<Sessions>,
+    template: container::Container,
+) -> Router {
+    let front = Arc::new(Front {
+        config,
+        sessions,
+        template,
+    });
     Router::new().fallback(handle).with_state(front)
 }
 
@@ -314,13 +324,9 @@ impl Front {
             self.config.base_url,
             arn::percent_encode(arn)
         );
-        let (container, _mark) = match self.enter(session, Id::Null).await {
-            Ok(entered) => entered,
-            Err(response) => return response,
-        };
-        let json = match container.container.card_json(&url) {
+        let json = match self.template.card_json(&url) {
             Some(json) => Ok(json),
-            None => self.upstream_card(&container, &url).await,
+            None => self.upstream_card(&self.template, &url).await,
         };
         match json {
             Ok(json) => (
@@ -341,11 +347,10 @@ impl Front {
     /// The upstream's card with every URL pointing at the invocation path.
     async fn upstream_card(
         &self,
-        session: &sessions::Session,
+        container: &container::Container,
         url: &str,
     ) -> Result<Vec<u8>, RuntimeFailure> {
-        let response = session
-            .container
+        let response = container
             .call(
                 Method::GET,
                 CARD_PATH,

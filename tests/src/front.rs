@@ -78,9 +78,7 @@ pub fn rpc(id: &Value, method: &str, params: Value) -> Vec<u8> {
 
 /// Exactly the body AgentCore sends for `row`, echoing `id`.
 pub fn aws_body(id: &Value, (_, code, message): Row) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"{message}"}}}}"#
-    )
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"{message}"}}}}"#)
 }
 
 /// A whole response, read.
@@ -163,10 +161,13 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> reqwest::Response {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+    let method = reqwest::Method::from_bytes(method.as_bytes())
+        .unwrap_or_else(|error| panic!("bad method {method}: {error}"));
     let mut request = emulator.http().request(method, emulator.url(path));
     if !body.is_empty() {
-        request = request.header("content-type", "application/json").body(body);
+        request = request
+            .header("content-type", "application/json")
+            .body(body);
     }
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -255,7 +256,10 @@ pub async fn create_task(emulator: &Emulator, session: &str, message_id: &str) -
     let result = reply.result();
     assert_eq!(result["kind"], "task", "{result}");
     assert_eq!(reply.session(), Some(session), "{reply:?}");
-    result["id"].as_str().expect("a task id").to_owned()
+    result["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task id: {result}"))
+        .to_owned()
 }
 
 /// `tasks/get` in `session` on the invocation path.
@@ -290,16 +294,22 @@ pub fn run_to_exit(args: &[&str]) -> Exit {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("a2a-emulator starts");
+        .unwrap_or_else(|error| panic!("a2a-emulator did not start: {error}"));
     let deadline = std::time::Instant::now() + crate::STARTUP_TIMEOUT;
     let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
+        let exited = child
+            .try_wait()
+            .unwrap_or_else(|error| panic!("waiting for a2a-emulator failed: {error}"));
+        if let Some(status) = exited {
             break status;
         }
         if std::time::Instant::now() >= deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("a2a-emulator {args:?} did not exit within {:?}", crate::STARTUP_TIMEOUT);
+            panic!(
+                "a2a-emulator {args:?} did not exit within {:?}",
+                crate::STARTUP_TIMEOUT
+            );
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
@@ -342,7 +352,7 @@ pub async fn open_stream(
 pub async fn wait_for_log(emulator: &mut Emulator, needles: &[&str], timeout: std::time::Duration) {
     let deadline = std::time::Instant::now() + timeout;
     loop {
-        let log = emulator.stderr();
+        let log = plain_log(emulator);
         if log
             .lines()
             .any(|line| needles.iter().all(|needle| line.contains(needle)))
@@ -355,4 +365,24 @@ pub async fn wait_for_log(emulator: &mut Emulator, needles: &[&str], timeout: st
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+/// The emulator's log so far, without the ANSI colour codes of its text format.
+pub fn plain_log(emulator: &mut Emulator) -> String {
+    let log = emulator.stderr();
+    let mut plain = String::with_capacity(log.len());
+    let mut chars = log.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters… final byte (a letter).
+            for next in chars.by_ref() {
+                if next.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
 }

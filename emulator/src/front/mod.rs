@@ -24,6 +24,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt as _;
+use tracing::Instrument as _;
 
 use container::RuntimeFailure;
 use errors::platform_error;
@@ -131,28 +132,13 @@ fn route(method: &Method, path: &str, interface: Option<&str>) -> Result<Route, 
 
 async fn handle(State(front): State<Arc<Front>>, request: Request) -> Response {
     let request_id = uuid::Uuid::new_v4().to_string();
-    let (parts, body) = request.into_parts();
-    let session = session_id(&parts.headers);
+    let (mut parts, body) = request.into_parts();
     let span = tracing::info_span!("invocation", request_id, path = parts.uri.path());
-    let _entered = span.enter();
-    let mut response = match session {
-        Err(detail) => {
-            // Echo the request's id when the payload can be read.
-            let id = match axum::body::to_bytes(body, front.config.max_body_bytes).await {
-                Ok(bytes) => request_id_of(&bytes),
-                Err(_) => Id::Null,
-            };
-            platform_error(Refusal::PlatformValidation, id, &detail)
-        }
-        Ok(session) => {
-            let answer = front.serve(parts, body, session.as_deref()).await;
-            let (mut response, session) = answer;
-            if let Ok(value) = HeaderValue::from_str(&session) {
-                response.headers_mut().insert(SESSION_HEADER, value);
-            }
-            response
-        }
-    };
+    // The container logs the platform's request id as its own.
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        parts.headers.insert("x-request-id", value);
+    }
+    let mut response = front.answer(parts, body).instrument(span).await;
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
@@ -186,6 +172,28 @@ fn session_id(headers: &HeaderMap) -> Result<Option<String>, String> {
 }
 
 impl Front {
+    /// Checks the session header, serves the request, and returns the session id on the
+    /// response.
+    async fn answer(&self, parts: axum::http::request::Parts, body: Body) -> Response {
+        match session_id(&parts.headers) {
+            Err(detail) => {
+                // Echo the request's id when the payload can be read.
+                let id = match axum::body::to_bytes(body, self.config.max_body_bytes).await {
+                    Ok(bytes) => request_id_of(&bytes),
+                    Err(_) => Id::Null,
+                };
+                platform_error(Refusal::PlatformValidation, id, &detail)
+            }
+            Ok(session) => {
+                let (mut response, session) = self.serve(parts, body, session.as_deref()).await;
+                if let Ok(value) = HeaderValue::from_str(&session) {
+                    response.headers_mut().insert(SESSION_HEADER, value);
+                }
+                response
+            }
+        }
+    }
+
     /// Serves one request; returns the response and the session id to put on it.
     async fn serve(
         &self,
@@ -239,10 +247,7 @@ impl Front {
         match route {
             Route::Invoke { .. } => self.invoke(parts, body, session).await,
             Route::Card { arn } => self.card(parts, session, arn.as_deref()).await,
-            Route::Ping => {
-                self.forward(Method::GET, "/ping", parts.headers, Bytes::new(), session)
-                    .await
-            }
+            Route::Ping => self.ping(parts.headers, session).await,
         }
     }
 
@@ -422,6 +427,44 @@ impl Front {
                 Response::from_parts(parts, Body::from_stream(stream))
             }
             Err(failure) => platform_error(Refusal::RuntimeUnavailable, id, &failure.to_string()),
+        }
+    }
+
+    /// The session's container's `/ping`, answered even while the session is busy or
+    /// starting: a health check is not an invocation.
+    async fn ping(&self, headers: HeaderMap, session: &str) -> Response {
+        let entered = match self.sessions.enter_for_health(session) {
+            Ok(entered) => entered,
+            Err(Unavailable::Busy(_, why)) => {
+                return platform_error(
+                    Refusal::SessionBusy,
+                    Id::Null,
+                    &format!("session {session} is {why}"),
+                );
+            }
+            Err(Unavailable::Container(error)) => {
+                return platform_error(
+                    Refusal::Internal,
+                    Id::Null,
+                    &format!("the container could not start: {error}"),
+                );
+            }
+        };
+        match entered
+            .container
+            .call(
+                Method::GET,
+                "/ping",
+                headers,
+                Bytes::new(),
+                self.config.request_timeout,
+            )
+            .await
+        {
+            Ok(response) => response,
+            Err(failure) => {
+                platform_error(Refusal::RuntimeUnavailable, Id::Null, &failure.to_string())
+            }
         }
     }
 

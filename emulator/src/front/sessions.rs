@@ -93,48 +93,72 @@ impl Sessions {
     /// # Errors
     /// [`Unavailable`] when the session is starting, stopping or (exclusive) busy.
     pub fn enter(&self, id: &str) -> Result<(Arc<Session>, InFlight, Duration), Unavailable> {
-        let now = Instant::now();
-        let mut slots = self.lock();
-        let (session, wait) = match slots.get(id) {
-            Some(Slot::Stopping(until)) if now < *until => {
-                return Err(Unavailable::Busy(id.to_owned(), "stopping"));
-            }
-            Some(Slot::Live(session))
-                if now.duration_since(session.created) < self.policy.max_lifetime =>
-            {
-                if now < session.ready_at {
-                    return Err(Unavailable::Busy(id.to_owned(), "starting"));
-                }
-                if self.policy.exclusive && session.in_flight.load(Ordering::Acquire) > 0 {
-                    return Err(Unavailable::Busy(
-                        id.to_owned(),
-                        "busy with another invocation",
-                    ));
-                }
-                (Arc::clone(session), Duration::ZERO)
-            }
-            Some(Slot::Live(_)) => {
-                slots.insert(id.to_owned(), Slot::Stopping(now + self.policy.startup));
-                return Err(Unavailable::Busy(id.to_owned(), "stopping"));
-            }
-            Some(Slot::Stopping(_)) | None => {
-                let session = Arc::new(Session {
-                    container: self.backend.new_container()?,
-                    created: now,
-                    ready_at: now + self.policy.startup,
-                    last_used: Mutex::new(now),
-                    in_flight: AtomicUsize::new(0),
-                });
-                slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
-                tracing::info!(session_id = id, "session started");
-                (session, self.policy.startup)
-            }
-        };
+        let (session, wait) = self.session(id, true)?;
         session.in_flight.fetch_add(1, Ordering::AcqRel);
         let mark = InFlight {
             session: Arc::clone(&session),
         };
         Ok((session, mark, wait))
+    }
+
+    /// Session `id` for a health check: a starting or busy session answers too (a ping is
+    /// not an invocation and does not count as one).
+    ///
+    /// # Errors
+    /// [`Unavailable`] when the session is stopping or cannot be made.
+    pub fn enter_for_health(&self, id: &str) -> Result<Arc<Session>, Unavailable> {
+        self.session(id, false).map(|(session, _)| session)
+    }
+
+    /// The live session `id`, made if needed, with how long a session made now takes to
+    /// start. An invocation is refused while the session starts or (exclusive) is busy.
+    fn session(&self, id: &str, invocation: bool) -> Result<(Arc<Session>, Duration), Unavailable> {
+        let now = Instant::now();
+        let startup = self.policy.startup;
+        let mut slots = self.lock();
+        let expired = matches!(
+            slots.get(id),
+            Some(Slot::Live(session))
+                if now.duration_since(session.created) >= self.policy.max_lifetime
+        );
+        if expired {
+            // At its lifetime the session stops, for as long as a start takes (no time at
+            // all with the default --session-startup-ms 0).
+            tracing::info!(session_id = id, "session ended (lifetime)");
+            slots.insert(id.to_owned(), Slot::Stopping(now + startup));
+        }
+        match slots.get(id) {
+            Some(Slot::Stopping(until)) if now < *until => {
+                Err(Unavailable::Busy(id.to_owned(), "stopping"))
+            }
+            Some(Slot::Live(session)) => {
+                if invocation && now < session.ready_at {
+                    return Err(Unavailable::Busy(id.to_owned(), "starting"));
+                }
+                if invocation
+                    && self.policy.exclusive
+                    && session.in_flight.load(Ordering::Acquire) > 0
+                {
+                    return Err(Unavailable::Busy(
+                        id.to_owned(),
+                        "busy with another invocation",
+                    ));
+                }
+                Ok((Arc::clone(session), Duration::ZERO))
+            }
+            Some(Slot::Stopping(_)) | None => {
+                let session = Arc::new(Session {
+                    container: self.backend.new_container()?,
+                    created: now,
+                    ready_at: now + startup,
+                    last_used: Mutex::new(now),
+                    in_flight: AtomicUsize::new(0),
+                });
+                slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
+                tracing::info!(session_id = id, "session started");
+                Ok((session, startup))
+            }
+        }
     }
 
     /// Ends idle and expired sessions; returns how many ended.

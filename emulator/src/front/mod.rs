@@ -287,12 +287,12 @@ impl Front {
             }
         };
         // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that is
-        // not JSON reaches the container, which answers -32700 as the A2A spec says.
-        let id = request_id_of(&body);
+        // not JSON reaches the container, which answers -32700 as the A2A spec says. Its id
+        // is read only when the platform refuses it.
         if let Some(limiter) = &self.config.rate_limit
             && !limiter.try_acquire()
         {
-            return platform_error(Refusal::Throttled, id, "rate limit");
+            return platform_error(Refusal::Throttled, request_id_of(&body), "rate limit");
         }
         if let Some(faults) = &self.config.faults {
             if !faults.latency().is_zero() {
@@ -305,11 +305,12 @@ impl Front {
                     Fault::RuntimeError => Refusal::RuntimeUnavailable,
                     Fault::Internal => Refusal::Internal,
                 };
-                return platform_error(refusal, id, &format!("injected fault {fault:?}"));
+                let detail = format!("injected fault {fault:?}");
+                return platform_error(refusal, request_id_of(&body), &detail);
             }
         }
         tracing::debug!(session_id = session, "invoking the container");
-        self.forward_with_id(Method::POST, &target, parts.headers, body, session, id)
+        self.forward(Method::POST, &target, parts.headers, body, session)
             .await
     }
 
@@ -383,30 +384,18 @@ impl Front {
         serde_json::to_vec(&card).map_err(|error| RuntimeFailure::Unreachable(error.to_string()))
     }
 
-    async fn forward(
-        &self,
-        method: Method,
-        path: &str,
-        headers: HeaderMap,
-        body: Bytes,
-        session: &str,
-    ) -> Response {
-        self.forward_with_id(method, path, headers, body, session, Id::Null)
-            .await
-    }
-
     /// Enters the session and calls its container; the in-flight mark lives as long as the
-    /// response body, so a stream keeps its session busy until it ends.
-    async fn forward_with_id(
+    /// response body, so a stream keeps its session busy until it ends. A refusal echoes
+    /// the payload's id.
+    async fn forward(
         &self,
         method: Method,
         path: &str,
         mut headers: HeaderMap,
         body: Bytes,
         session: &str,
-        id: Id,
     ) -> Response {
-        let (entered, mark) = match self.enter(session, id.clone()).await {
+        let (entered, mark) = match self.enter(session, &body).await {
             Ok(entered) => entered,
             Err(response) => return response,
         };
@@ -415,7 +404,13 @@ impl Front {
         }
         match entered
             .container
-            .call(method, path, headers, body, self.config.request_timeout)
+            .call(
+                method,
+                path,
+                headers,
+                body.clone(),
+                self.config.request_timeout,
+            )
             .await
         {
             Ok(response) => {
@@ -426,7 +421,11 @@ impl Front {
                 });
                 Response::from_parts(parts, Body::from_stream(stream))
             }
-            Err(failure) => platform_error(Refusal::RuntimeUnavailable, id, &failure.to_string()),
+            Err(failure) => platform_error(
+                Refusal::RuntimeUnavailable,
+                request_id_of(&body),
+                &failure.to_string(),
+            ),
         }
     }
 
@@ -472,7 +471,7 @@ impl Front {
     async fn enter(
         &self,
         session: &str,
-        id: Id,
+        payload: &[u8],
     ) -> Result<(Arc<sessions::Session>, sessions::InFlight), Response> {
         match self.sessions.enter(session) {
             Ok((session, mark, wait)) => {
@@ -483,12 +482,12 @@ impl Front {
             }
             Err(Unavailable::Busy(_, why)) => Err(platform_error(
                 Refusal::SessionBusy,
-                id,
+                request_id_of(payload),
                 &format!("session {session} is {why}"),
             )),
             Err(Unavailable::Container(error)) => Err(platform_error(
                 Refusal::Internal,
-                id,
+                request_id_of(payload),
                 &format!("the container could not start: {error}"),
             )),
         }

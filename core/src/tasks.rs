@@ -28,18 +28,36 @@ pub enum StoreError {
     /// The page token was not issued by this store.
     #[error("page token {0:?} is not valid")]
     BadPageToken(String),
+    /// The task changed since it was read (another writer, perhaps another instance, got
+    /// there first): read it again and retry.
+    #[error("task {0} changed since it was read")]
+    Conflict(String),
     /// The backing service failed.
     #[error("task store failed: {0}")]
     Backend(String),
 }
 
+/// A task as stored, with the version a conditional write must name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// The task.
+    pub task: Task,
+    /// Its version: every write makes a new one.
+    pub version: u64,
+}
+
 /// Where tasks live between requests.
+///
+/// Writes are conditional, so two writers (two Lambda instances, a runner and a cancel)
+/// never lose an update: [`TaskStore::put`] names the version it read, and a store that
+/// holds another answers [`StoreError::Conflict`].
 #[async_trait::async_trait]
 pub trait TaskStore: Send + Sync + 'static {
-    /// The task with this id, if any.
-    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError>;
-    /// Creates or replaces a task.
-    async fn save(&self, task: &Task) -> Result<(), StoreError>;
+    /// The task with this id and its version, if any.
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError>;
+    /// Writes `task` if the stored version is `expected` (`None`: the task must not exist
+    /// yet). Returns the new version.
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError>;
     /// One page of tasks matching the filters, newest status first.
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
 }
@@ -61,7 +79,7 @@ pub struct InMemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Tasks {
-    by_id: HashMap<String, Task>,
+    by_id: HashMap<String, Stored>,
     /// Ids in the order they were first saved.
     order: std::collections::VecDeque<String>,
 }
@@ -96,7 +114,7 @@ impl Tasks {
             let terminal = self
                 .by_id
                 .get(&self.order[index])
-                .is_none_or(|task| task.status.state.is_terminal());
+                .is_none_or(|stored| stored.task.status.state.is_terminal());
             if terminal {
                 if let Some(id) = self.order.remove(index) {
                     self.by_id.remove(&id);
@@ -111,17 +129,26 @@ impl Tasks {
 
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
-    async fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
         Ok(self.inner.read().await.by_id.get(id).cloned())
     }
 
-    async fn save(&self, task: &Task) -> Result<(), StoreError> {
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
         let mut tasks = self.inner.write().await;
-        if tasks.by_id.insert(task.id.clone(), task.clone()).is_none() {
+        let current = tasks.by_id.get(&task.id).map(|stored| stored.version);
+        if current != expected {
+            return Err(StoreError::Conflict(task.id.clone()));
+        }
+        let version = current.map_or(1, |version| version + 1);
+        let stored = Stored {
+            task: task.clone(),
+            version,
+        };
+        if tasks.by_id.insert(task.id.clone(), stored).is_none() {
             tasks.order.push_back(task.id.clone());
             tasks.evict(self.capacity);
         }
-        Ok(())
+        Ok(version)
     }
 
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
@@ -129,6 +156,7 @@ impl TaskStore for InMemoryTaskStore {
         let mut matching: Vec<&Task> = tasks
             .by_id
             .values()
+            .map(|stored| &stored.task)
             .filter(|task| {
                 params
                     .context_id

@@ -6,7 +6,7 @@ use a2a_core::agent::AgentEvent;
 use a2a_core::model::{
     Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
 };
-use a2a_core::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, TaskStore};
+use a2a_core::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, StoreError, TaskStore};
 
 fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
     Task {
@@ -40,30 +40,24 @@ fn artifact(id: &str, text: &str) -> Artifact {
 async fn list_filters_sorts_newest_first_and_pages() {
     let store = InMemoryTaskStore::new();
     store
-        .save(&task(
-            "t1",
-            "c1",
-            TaskState::Completed,
-            "2026-01-01T00:00:01Z",
-        ))
+        .put(
+            &task("t1", "c1", TaskState::Completed, "2026-01-01T00:00:01Z"),
+            None,
+        )
         .await
         .unwrap();
     store
-        .save(&task(
-            "t2",
-            "c1",
-            TaskState::Working,
-            "2026-01-01T00:00:03Z",
-        ))
+        .put(
+            &task("t2", "c1", TaskState::Working, "2026-01-01T00:00:03Z"),
+            None,
+        )
         .await
         .unwrap();
     store
-        .save(&task(
-            "t3",
-            "c2",
-            TaskState::Completed,
-            "2026-01-01T00:00:02Z",
-        ))
+        .put(
+            &task("t3", "c2", TaskState::Completed, "2026-01-01T00:00:02Z"),
+            None,
+        )
         .await
         .unwrap();
 
@@ -157,30 +151,29 @@ async fn list_filters_sorts_newest_first_and_pages() {
 async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     let store = InMemoryTaskStore::with_capacity(2);
     store
-        .save(&task(
-            "open",
-            "c",
-            TaskState::InputRequired,
-            "2026-01-01T00:00:00Z",
-        ))
+        .put(
+            &task(
+                "open",
+                "c",
+                TaskState::InputRequired,
+                "2026-01-01T00:00:00Z",
+            ),
+            None,
+        )
         .await
         .unwrap();
     store
-        .save(&task(
-            "done-1",
-            "c",
-            TaskState::Completed,
-            "2026-01-01T00:00:01Z",
-        ))
+        .put(
+            &task("done-1", "c", TaskState::Completed, "2026-01-01T00:00:01Z"),
+            None,
+        )
         .await
         .unwrap();
     store
-        .save(&task(
-            "done-2",
-            "c",
-            TaskState::Completed,
-            "2026-01-01T00:00:02Z",
-        ))
+        .put(
+            &task("done-2", "c", TaskState::Completed, "2026-01-01T00:00:02Z"),
+            None,
+        )
         .await
         .unwrap();
     assert!(
@@ -193,16 +186,35 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     );
     assert!(store.get("done-2").await.unwrap().is_some());
     // Saving an existing task again does not count twice.
-    store
-        .save(&task(
-            "done-2",
-            "c",
-            TaskState::Completed,
-            "2026-01-01T00:00:03Z",
-        ))
-        .await
-        .unwrap();
+    let again = task("done-2", "c", TaskState::Completed, "2026-01-01T00:00:03Z");
+    assert_eq!(store.put(&again, Some(1)).await.unwrap(), 2);
     assert!(store.get("open").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn writes_are_conditional_on_the_version_read() {
+    let store = InMemoryTaskStore::new();
+    let first = task("t", "c", TaskState::Working, "2026-01-01T00:00:00Z");
+    assert_eq!(store.put(&first, None).await.unwrap(), 1);
+    assert!(
+        matches!(store.put(&first, None).await, Err(StoreError::Conflict(id)) if id == "t"),
+        "creating an existing task is a conflict"
+    );
+    let read = store.get("t").await.unwrap().unwrap();
+    assert_eq!(read.version, 1);
+    // Two writers read version 1; the first write wins, the second must read again.
+    let canceled = task("t", "c", TaskState::Canceled, "2026-01-01T00:00:01Z");
+    let completed = task("t", "c", TaskState::Completed, "2026-01-01T00:00:02Z");
+    assert_eq!(store.put(&canceled, Some(1)).await.unwrap(), 2);
+    assert!(matches!(
+        store.put(&completed, Some(1)).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let now = store.get("t").await.unwrap().unwrap();
+    assert_eq!(
+        (now.task.status.state, now.version),
+        (TaskState::Canceled, 2)
+    );
 }
 
 #[test]

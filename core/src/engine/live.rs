@@ -13,7 +13,7 @@ use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
 use crate::error::{Error, Refusal};
 use crate::health::Health;
 use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
-use crate::tasks::{self, Applied, TaskStore};
+use crate::tasks::{self, Applied, StoreError, Stored, TaskStore};
 
 /// How many events a slow subscriber may fall behind before it is cut off.
 const BROADCAST_CAPACITY: usize = 64;
@@ -34,8 +34,9 @@ pub(crate) type Update = Result<StreamEvent, Error>;
 
 /// A task whose agent is running.
 pub(crate) struct LiveTask {
-    /// The task as it stands; the lock also orders saves and broadcasts.
-    pub state: Mutex<Task>,
+    /// The task as it stands and its stored version; the lock also orders saves and
+    /// broadcasts.
+    pub state: Mutex<Stored>,
     /// Every applied event goes here.
     pub updates: broadcast::Sender<Update>,
     /// Fired by a cancel.
@@ -147,7 +148,7 @@ pub(crate) struct RunnerDeps {
 pub(crate) async fn start(
     deps: RunnerDeps,
     context: RequestContext,
-    previous: Option<Task>,
+    previous: Option<Stored>,
 ) -> Started {
     let (report, started) = oneshot::channel();
     tokio::spawn(run(deps, context, previous, report));
@@ -167,7 +168,7 @@ pub(crate) async fn start(
 async fn run(
     deps: RunnerDeps,
     context: RequestContext,
-    previous: Option<Task>,
+    previous: Option<Stored>,
     report: oneshot::Sender<Started>,
 ) {
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
@@ -235,7 +236,7 @@ struct Runner {
     context_id: String,
     user_message: Message,
     cancel: CancellationToken,
-    previous: Option<Task>,
+    previous: Option<Stored>,
     report: Option<oneshot::Sender<Started>>,
     live: Option<Arc<LiveTask>>,
 }
@@ -250,10 +251,11 @@ impl Runner {
                 return;
             }
             if self.report.is_none() {
-                tracing::warn!(
+                // The agent replied directly, or the task could not be stored.
+                tracing::debug!(
                     request_id = self.request_id,
                     task_id = self.task_id,
-                    "agent event after its direct reply dropped"
+                    "agent event dropped: no task"
                 );
                 return;
             }
@@ -275,25 +277,27 @@ impl Runner {
             &mut self.report,
         )
         .await;
-        self.live = Some(live);
+        self.live = live;
     }
 }
 
-/// Creates (or reopens) the task, registers it and reports it to the caller.
+/// Creates (or reopens) the task, stores it, registers it and reports it to the caller.
+/// When the store refuses, the caller is told (-32603) and nothing runs on.
 async fn begin(
     deps: &RunnerDeps,
     task_id: &str,
     context_id: &str,
     user_message: &Message,
-    previous: Option<Task>,
+    previous: Option<Stored>,
     cancel: &CancellationToken,
     report: &mut Option<oneshot::Sender<Started>>,
-) -> Arc<LiveTask> {
+) -> Option<Arc<LiveTask>> {
     let mut message = user_message.clone();
     message.task_id = Some(task_id.to_owned());
     message.context_id = Some(context_id.to_owned());
+    let expected = previous.as_ref().map(|stored| stored.version);
     let task = match previous {
-        Some(mut task) => {
+        Some(Stored { mut task, .. }) => {
             task.history.push(message);
             task
         }
@@ -310,14 +314,35 @@ async fn begin(
             metadata: None,
         },
     };
-    if let Err(error) = deps.store.save(&task).await {
-        tracing::error!(task_id, %error, "saving a new task failed");
-    }
+    let version = match deps.store.put(&task, expected).await {
+        Ok(version) => version,
+        Err(error) => {
+            tracing::error!(task_id, %error, "storing the task failed");
+            cancel.cancel();
+            let refusal = match error {
+                StoreError::Conflict(_) => Error::new(
+                    Refusal::UnsupportedOperation,
+                    format!("task {task_id} changed while this message was sent; send it again"),
+                ),
+                _ => Error::new(
+                    Refusal::Internal,
+                    "the task store is unavailable; retry later",
+                ),
+            };
+            if let Some(report) = report.take() {
+                let _ = report.send(Started::Failed(refusal));
+            }
+            return None;
+        }
+    };
     let updates = deps.registry.topic(task_id);
     let receiver = updates.subscribe();
     let (settled, settled_receiver) = watch::channel(Settled::Running);
     let live = Arc::new(LiveTask {
-        state: Mutex::new(task.clone()),
+        state: Mutex::new(Stored {
+            task: task.clone(),
+            version,
+        }),
         updates,
         cancel: cancel.clone(),
         settled,
@@ -332,40 +357,95 @@ async fn begin(
             settled: settled_receiver,
         });
     }
-    live
+    Some(live)
 }
 
-/// Applies one agent event under the task's lock, saves and broadcasts it.
+/// How often a write that lost a race is tried again on the fresh task.
+const CONFLICT_RETRIES: usize = 3;
+
+/// Applies one agent event under the task's lock, stores and broadcasts it.
+///
+/// The write is conditional. When another writer changed the task first (a cancel from
+/// another instance, say), the fresh task is read: if it has ended, the runner adopts it
+/// (and tells the agent to stop); otherwise the event is applied to it and written again.
 async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_id: &str) {
-    let mut task = live.state.lock().await;
-    match tasks::apply(&mut task, event) {
-        Ok(applied) => {
-            if let Err(error) = deps.store.save(&task).await {
-                tracing::error!(request_id, task_id = task.id, %error, "saving a task failed");
+    let mut stored = live.state.lock().await;
+    for _ in 0..=CONFLICT_RETRIES {
+        let mut next = stored.task.clone();
+        let applied = match tasks::apply(&mut next, event.clone()) {
+            Ok(applied) => applied,
+            Err(error) => {
+                tracing::debug!(request_id, task_id = next.id, %error, "agent event ignored");
+                return;
             }
-            let ended = task.status.state.ends_stream();
-            let terminal = task.status.state.is_terminal();
-            let event = match applied {
-                Applied::Status(status) => StreamEvent::StatusUpdate(status),
-                Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
-            };
-            let _ = live.updates.send(Ok(event));
-            if terminal {
-                deps.registry.close_topic(&task.id);
+        };
+        match deps.store.put(&next, Some(stored.version)).await {
+            Ok(version) => {
+                *stored = Stored {
+                    task: next,
+                    version,
+                };
+                publish(deps, live, &stored.task, applied);
+                return;
             }
-            if ended {
-                live.settled.send_if_modified(|settled| {
-                    let running = *settled == Settled::Running;
-                    if running {
-                        *settled = Settled::Ended;
+            Err(StoreError::Conflict(_)) => match deps.store.get(&next.id).await {
+                Ok(Some(fresh)) => {
+                    let ended_elsewhere = fresh.task.status.state.is_terminal();
+                    *stored = fresh;
+                    if ended_elsewhere {
+                        tracing::info!(request_id, task_id = next.id, "the task ended elsewhere");
+                        live.cancel.cancel();
+                        let status = Applied::Status(crate::model::TaskStatusUpdateEvent {
+                            task_id: stored.task.id.clone(),
+                            context_id: stored.task.context_id.clone(),
+                            status: stored.task.status.clone(),
+                            is_final: true,
+                            metadata: None,
+                        });
+                        publish(deps, live, &stored.task, status);
+                        return;
                     }
-                    running
-                });
+                }
+                Ok(None) | Err(_) => break,
+            },
+            Err(error) => {
+                // The store is down: the clients connected here still see the change.
+                tracing::error!(request_id, task_id = next.id, %error, "storing a task failed");
+                *stored = Stored {
+                    task: next,
+                    version: stored.version,
+                };
+                publish(deps, live, &stored.task, applied);
+                return;
             }
         }
-        Err(error) => {
-            tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
-        }
+    }
+    tracing::error!(
+        request_id,
+        task_id = stored.task.id,
+        "an agent event was lost to repeated write conflicts"
+    );
+}
+
+/// Broadcasts an applied change and settles the task when it ended.
+fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applied) {
+    let ended = task.status.state.ends_stream();
+    let event = match applied {
+        Applied::Status(status) => StreamEvent::StatusUpdate(status),
+        Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+    };
+    let _ = live.updates.send(Ok(event));
+    if task.status.state.is_terminal() {
+        deps.registry.close_topic(&task.id);
+    }
+    if ended {
+        live.settled.send_if_modified(|settled| {
+            let running = *settled == Settled::Running;
+            if running {
+                *settled = Settled::Ended;
+            }
+            running
+        });
     }
 }
 
@@ -378,7 +458,7 @@ async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &s
         live.settled
             .send_replace(Settled::Failed(Error::bare(Refusal::Internal)));
     }
-    if live.state.lock().await.status.state.ends_stream() {
+    if live.state.lock().await.task.status.state.ends_stream() {
         return;
     }
     let (state, text) = if failed {
@@ -413,9 +493,9 @@ pub(crate) async fn cancel_live(
     request_id: &str,
 ) -> Result<Task, Error> {
     {
-        let task = live.state.lock().await;
-        if task.status.state.is_terminal() {
-            return Err(not_cancelable(&task));
+        let stored = live.state.lock().await;
+        if stored.task.status.state.is_terminal() {
+            return Err(not_cancelable(&stored.task));
         }
     }
     live.cancel.cancel();
@@ -429,7 +509,7 @@ pub(crate) async fn cancel_live(
         request_id,
     )
     .await;
-    let task = live.state.lock().await.clone();
+    let task = live.state.lock().await.task.clone();
     if task.status.state == TaskState::Canceled {
         Ok(task)
     } else {

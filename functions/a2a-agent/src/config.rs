@@ -4,20 +4,28 @@ use a2a_core::agents::BuiltIn;
 use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
 
+use crate::dynamo::{DEFAULT_RETENTION, DynamoSettings};
+
 /// Lambda's own payload limit for a synchronous invocation: 6 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
 
-/// Every variable the function reads, for documentation and for the template check.
-pub const VARIABLES: [&str; 8] = [
+/// Every variable the function reads, for documentation and for the template check
+/// (with `A2A_TASK_TABLE` it also reads `AWS_REGION`, which Lambda sets).
+pub const VARIABLES: [&str; 10] = [
     "A2A_AGENT",
     "A2A_PUBLIC_URL",
     "A2A_STREAMING",
     "A2A_TASK_TABLE",
+    "A2A_TASK_RETENTION_DAYS",
+    "A2A_DYNAMODB_ENDPOINT",
     "A2A_ERROR_PROFILE",
     "A2A_MAX_BODY_BYTES",
     "A2A_AUTH",
     "A2A_API_KEY",
 ];
+
+/// Longest `A2A_TASK_RETENTION_DAYS`: ten years.
+pub const MAX_RETENTION_DAYS: u64 = 3_650;
 
 /// How callers authenticate.
 #[derive(Clone, PartialEq, Eq)]
@@ -62,8 +70,10 @@ pub struct Config {
     pub public_url: Option<String>,
     /// `A2A_STREAMING`: the Function URL is in `RESPONSE_STREAM` mode (default false).
     pub streaming: bool,
-    /// `A2A_TASK_TABLE`: the DynamoDB table tasks live in.
-    pub task_table: Option<String>,
+    /// `A2A_TASK_TABLE`: the DynamoDB table tasks live in, with its region (`AWS_REGION`),
+    /// `A2A_TASK_RETENTION_DAYS` (default 7) and `A2A_DYNAMODB_ENDPOINT` (a local
+    /// DynamoDB or moto; default AWS's). `None`: tasks live in the instance's memory.
+    pub task_table: Option<DynamoSettings>,
     /// `A2A_ERROR_PROFILE`: `spec` (default) or `agentcore`.
     pub error_profile: ErrorProfile,
     /// `A2A_MAX_BODY_BYTES`: largest request body (default 6 MB).
@@ -163,16 +173,7 @@ impl Config {
             },
             Some(value) => return Err(invalid("A2A_AUTH", value, "one of none, api-key, jwt")),
         };
-        let task_table = get("A2A_TASK_TABLE");
-        if let Some(table) = &task_table {
-            // Say so rather than pretend: tasks would silently live in one instance only.
-            return Err(invalid(
-                "A2A_TASK_TABLE",
-                table,
-                "unset: this build has no DynamoDB task store yet (tasks live in the \
-                 instance's memory)",
-            ));
-        }
+        let task_table = Self::task_table(&get)?;
         Ok(Self {
             agent,
             public_url,
@@ -182,6 +183,83 @@ impl Config {
             max_body_bytes,
             auth,
         })
+    }
+
+    /// The DynamoDB settings, when `A2A_TASK_TABLE` is set. The retention and endpoint are
+    /// checked even without a table; the region is required only with one.
+    fn task_table(
+        get: &impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<DynamoSettings>, ConfigError> {
+        let retention = match get("A2A_TASK_RETENTION_DAYS") {
+            None => DEFAULT_RETENTION,
+            Some(value) => value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|days| (1..=MAX_RETENTION_DAYS).contains(days))
+                .map(|days| std::time::Duration::from_secs(days * 24 * 60 * 60))
+                .ok_or_else(|| {
+                    invalid(
+                        "A2A_TASK_RETENTION_DAYS",
+                        &value,
+                        format!("a whole number of days from 1 to {MAX_RETENTION_DAYS}"),
+                    )
+                })?,
+        };
+        let endpoint = match get("A2A_DYNAMODB_ENDPOINT") {
+            None => None,
+            Some(value) => {
+                let value = value.trim().to_owned();
+                a2a_core::card::validate_url("A2A_DYNAMODB_ENDPOINT", &value).map_err(|_| {
+                    invalid(
+                        "A2A_DYNAMODB_ENDPOINT",
+                        &value,
+                        "an absolute http:// or https:// URL (a local DynamoDB or moto)",
+                    )
+                })?;
+                Some(value)
+            }
+        };
+        let Some(table) = get("A2A_TASK_TABLE").map(|table| table.trim().to_owned()) else {
+            return Ok(None);
+        };
+        let valid_name = (3..=255).contains(&table.len())
+            && table
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid_name {
+            return Err(invalid(
+                "A2A_TASK_TABLE",
+                &table,
+                "a DynamoDB table name: 3 to 255 of a-z, A-Z, 0-9, _, - and .",
+            ));
+        }
+        // Never let the SDK look for a region: without one it probes instance metadata
+        // for seconds.
+        let region = match get("AWS_REGION") {
+            Some(region)
+                if region
+                    .trim()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') =>
+            {
+                region.trim().to_owned()
+            }
+            other => {
+                return Err(invalid(
+                    "AWS_REGION",
+                    other.as_deref().unwrap_or(""),
+                    "the table's region, such as eu-west-1 (required by A2A_TASK_TABLE; \
+                     Lambda sets it)",
+                ));
+            }
+        };
+        Ok(Some(DynamoSettings {
+            table,
+            region,
+            endpoint,
+            retention,
+        }))
     }
 }
 
@@ -274,9 +352,74 @@ mod tests {
             !short_key.to_string().contains("short"),
             "secret never shown"
         );
-        let table = config(&[("A2A_TASK_TABLE", "tasks")])
-            .unwrap_err()
-            .to_string();
-        assert!(table.contains("no DynamoDB task store yet"), "{table}");
+    }
+
+    #[test]
+    fn task_table_with_its_region_retention_and_endpoint() {
+        assert_eq!(config(&[]).unwrap().task_table, None);
+        let settings = config(&[("A2A_TASK_TABLE", "a2a-tasks"), ("AWS_REGION", "eu-west-1")])
+            .unwrap()
+            .task_table
+            .unwrap();
+        assert_eq!(settings, DynamoSettings::new("a2a-tasks", "eu-west-1"));
+        assert_eq!(
+            settings.retention,
+            std::time::Duration::from_secs(7 * 86_400)
+        );
+        let settings = config(&[
+            ("A2A_TASK_TABLE", "a2a-tasks"),
+            ("AWS_REGION", "us-east-1"),
+            ("A2A_TASK_RETENTION_DAYS", "30"),
+            ("A2A_DYNAMODB_ENDPOINT", "http://127.0.0.1:5000"),
+        ])
+        .unwrap()
+        .task_table
+        .unwrap();
+        assert_eq!(settings.region, "us-east-1");
+        assert_eq!(
+            settings.retention,
+            std::time::Duration::from_secs(30 * 86_400)
+        );
+        assert_eq!(settings.endpoint.as_deref(), Some("http://127.0.0.1:5000"));
+        // Without a table, the other two are checked but unused.
+        let config_without = config(&[("A2A_TASK_RETENTION_DAYS", "3")]).unwrap();
+        assert_eq!(config_without.task_table, None);
+    }
+
+    #[test]
+    fn bad_task_table_values_fail_clearly() {
+        let cases: [(&[(&str, &str)], &str); 6] = [
+            (
+                &[("A2A_TASK_TABLE", "tasks")],
+                "AWS_REGION=\"\" is not valid: the table's region, such as eu-west-1 \
+                 (required by A2A_TASK_TABLE; Lambda sets it)",
+            ),
+            (
+                &[("A2A_TASK_TABLE", "tasks"), ("AWS_REGION", "EU West")],
+                "AWS_REGION=\"EU West\" is not valid: the table's region, such as eu-west-1 \
+                 (required by A2A_TASK_TABLE; Lambda sets it)",
+            ),
+            (
+                &[("A2A_TASK_TABLE", "my tasks"), ("AWS_REGION", "eu-west-1")],
+                "A2A_TASK_TABLE=\"my tasks\" is not valid: a DynamoDB table name: 3 to 255 of \
+                 a-z, A-Z, 0-9, _, - and .",
+            ),
+            (
+                &[("A2A_TASK_RETENTION_DAYS", "0")],
+                "A2A_TASK_RETENTION_DAYS=\"0\" is not valid: a whole number of days from 1 to 3650",
+            ),
+            (
+                &[("A2A_TASK_RETENTION_DAYS", "1.5")],
+                "A2A_TASK_RETENTION_DAYS=\"1.5\" is not valid: a whole number of days from 1 to 3650",
+            ),
+            (
+                &[("A2A_DYNAMODB_ENDPOINT", "localhost:8000")],
+                "A2A_DYNAMODB_ENDPOINT=\"localhost:8000\" is not valid: an absolute http:// or \
+                 https:// URL (a local DynamoDB or moto)",
+            ),
+        ];
+        for (vars, message) in cases {
+            assert_eq!(config(vars).unwrap_err().to_string(), message, "{vars:?}");
+        }
     }
 }

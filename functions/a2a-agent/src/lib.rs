@@ -7,16 +7,20 @@
 //!
 //! Configuration is read from the environment at init ([`config::Config`]); a bad value
 //! fails the init with a clear log line.
+//!
+//! Tasks live in the instance's memory, or with `A2A_TASK_TABLE` in a DynamoDB table
+//! shared by every instance ([`dynamo::DynamoTaskStore`]).
 
 pub mod app;
 pub mod config;
+pub mod dynamo;
 pub mod logging;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use a2a_core::engine::{Engine, EngineConfig};
-use a2a_core::tasks::InMemoryTaskStore;
+use a2a_core::tasks::{InMemoryTaskStore, TaskStore};
 
 pub use config::Config;
 
@@ -35,14 +39,52 @@ pub enum InitError {
     Card(#[from] a2a_core::card::CardError),
 }
 
-/// The engine for a configuration.
+/// The task store a configuration names: the DynamoDB table of `A2A_TASK_TABLE`, or the
+/// instance's memory. Neither makes a network call; the time it took is logged.
+pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
+    let started = Instant::now();
+    match &config.task_table {
+        None => {
+            let store = Arc::new(InMemoryTaskStore::new());
+            tracing::info!(
+                store = "memory",
+                build_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "task store ready"
+            );
+            store
+        }
+        Some(settings) => {
+            let store = Arc::new(dynamo::DynamoTaskStore::new(settings));
+            tracing::info!(
+                store = "dynamodb",
+                table = settings.table,
+                region = settings.region,
+                endpoint = settings.endpoint.as_deref().unwrap_or("aws"),
+                retention_days = settings.retention.as_secs() / 86_400,
+                build_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "task store ready"
+            );
+            store
+        }
+    }
+}
+
+/// The engine for a configuration, on the task store it names ([`task_store`]).
 ///
 /// # Errors
 /// The agent's card is invalid.
 pub fn engine(config: &Config) -> Result<Engine, InitError> {
+    engine_with_store(config, task_store(config))
+}
+
+/// The engine for a configuration, on a given task store.
+///
+/// # Errors
+/// The agent's card is invalid.
+pub fn engine_with_store(config: &Config, store: Arc<dyn TaskStore>) -> Result<Engine, InitError> {
     Ok(Engine::new(
         config.agent.agent(),
-        Arc::new(InMemoryTaskStore::new()),
+        store,
         EngineConfig {
             public_url: config
                 .public_url
@@ -89,6 +131,7 @@ pub async fn run() -> Result<(), lambda_http::Error> {
         agent = %config.agent,
         streaming = config.streaming,
         auth = ?config.auth,
+        task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
         init_ms = started.elapsed().as_secs_f64() * 1000.0,
         "init complete"
     );

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""Offline checks of infra/: no AWS account, no network.
+
+    .venv-tools/bin/python infra/check.py [SECTION ...]    (default: every section)
+
+Sections:
+  template    cfn-lint (zero errors, zero warnings) of the template and of SAM's output,
+              then the settings cfn-lint does not check in a SAM template, evaluated for
+              each way the parameters can be set
+  env         the function's variables (template and Cargo.toml) against the names the
+              binary reads (VARIABLES in functions/a2a-agent/src/config.rs)
+  dockerfile  infra/agentcore/Dockerfile: hadolint, and the AgentCore rules
+  policy      infra/agentcore/caller-policy.json
+  bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --release`)
+  deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry)
+
+template and env need cfn-lint and aws-sam-translator (.venv-tools); dockerfile needs
+hadolint, deploy needs cargo-lambda (all in .venv-tools). Ends with "N passed, N failed".
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ROOT / ".venv-tools" / "bin"
+FUNCTION = ROOT / "functions" / "a2a-agent"
+TEMPLATE = ROOT / "infra" / "template.yaml"
+DOCKERFILE = ROOT / "infra" / "agentcore" / "Dockerfile"
+BOOTSTRAP = ROOT / "target" / "lambda" / "a2a-agent" / "bootstrap"
+
+results = {"passed": 0, "failed": 0}
+
+
+def check(ok, what, detail=""):
+    results["passed" if ok else "failed"] += 1
+    print(f"{'ok  ' if ok else 'FAIL'} {what}" + (f"\n     {detail}" if detail and not ok else ""))
+    return ok
+
+
+def tool(name):
+    found = TOOLS / name if (TOOLS / name).exists() else shutil.which(name)
+    if not found:
+        sys.exit(f"{name} is not installed: `make infra-check` installs it into .venv-tools")
+    return str(found)
+
+
+def rust_source(path):
+    return (ROOT / path).read_text()
+
+
+def binary_variables():
+    """The names in `VARIABLES` (functions/a2a-agent/src/config.rs)."""
+    source = rust_source("functions/a2a-agent/src/config.rs")
+    body = re.search(r"pub const VARIABLES: \[&str; \d+\] = \[(.*?)\];", source, re.S)
+    if not body:
+        sys.exit("VARIABLES not found in functions/a2a-agent/src/config.rs")
+    return set(re.findall(r'"([A-Z0-9_]+)"', body.group(1)))
+
+
+def store_facts():
+    """The DynamoDB actions the task store calls, its index, and its TTL attribute."""
+    source = rust_source("functions/a2a-agent/src/dynamo.rs")
+    calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", source))
+    actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
+    index = re.search(r'pub const CONTEXT_INDEX: &str = "([^"]+)"', source).group(1)
+    ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)
+    return actions, index, ttl
+
+
+# --- the template, evaluated for given parameter values -----------------------------------
+
+NO_VALUE = object()
+
+
+def evaluate(node, params, conditions):
+    """`node` as CloudFormation sees it: Ref to a parameter, Fn::If, Fn::Equals, Fn::Not and
+    AWS::NoValue resolved; every other intrinsic (resource refs, GetAtt, Sub) kept as is."""
+    if isinstance(node, list):
+        items = (evaluate(item, params, conditions) for item in node)
+        return [item for item in items if item is not NO_VALUE]
+    if not isinstance(node, dict):
+        return node
+    if len(node) == 1:
+        ((key, arg),) = node.items()
+        if key == "Ref" and arg == "AWS::NoValue":
+            return NO_VALUE
+        if key == "Ref" and arg in params:
+            return params[arg]
+        if key == "Fn::If":
+            name, yes, no = arg
+            return evaluate(yes if conditions[name] else no, params, conditions)
+        if key == "Fn::Equals":
+            left, right = (evaluate(side, params, conditions) for side in arg)
+            return str(left) == str(right)
+        if key == "Fn::Not":
+            return not evaluate(arg[0], params, conditions)
+    out = {}
+    for key, value in node.items():
+        value = evaluate(value, params, conditions)
+        if value is not NO_VALUE:
+            out[key] = value
+    return out
+
+
+def deployed(template, overrides):
+    """The resources deployed with these parameter values (the others at their defaults)."""
+    params = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()}
+    params.update(overrides)
+    conditions = {name: evaluate(expr, params, {}) for name, expr in template["Conditions"].items()}
+    return {
+        name: evaluate(resource, params, conditions)
+        for name, resource in template["Resources"].items()
+        if conditions.get(resource.get("Condition"), True)
+    }
+
+
+def load_template():
+    try:
+        from cfnlint.decode import cfn_yaml
+    except ImportError:
+        sys.exit("cfn-lint is not installed: run with .venv-tools/bin/python (`make infra-check`)")
+    return cfn_yaml.load(str(TEMPLATE))
+
+
+def sam_transform(template):
+    """The CloudFormation that SAM makes of the template (what is deployed), offline."""
+    import boto3
+    from samtranslator.parser.parser import Parser
+    from samtranslator.translator.translator import Translator
+
+    sam = json.loads(json.dumps(template))
+    sam["Resources"]["A2aAgent"]["Properties"]["CodeUri"] = "s3://bucket/a2a-agent.zip"  # `sam package`
+    translator = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
+    return translator.translate(sam, parameter_values={}, get_managed_policy_map=dict)
+
+
+SCENARIOS = {
+    "defaults": {},
+    "Auth=API_KEY": {"Auth": "API_KEY", "ApiKey": "k" * 16},
+    "Tracing=Active": {"Tracing": "Active"},
+}
+
+
+def statements(role):
+    for policy in role["Properties"].get("Policies", []):
+        for statement in policy["PolicyDocument"]["Statement"]:
+            actions = statement["Action"]
+            yield statement, set([actions] if isinstance(actions, str) else actions)
+
+
+def lint(path, what):
+    run = subprocess.run([tool("cfn-lint"), "--", str(path)], capture_output=True, text=True)
+    check(run.returncode == 0 and not run.stdout.strip(), f"cfn-lint {what}: no error, no warning",
+          run.stdout + run.stderr)
+
+
+def check_url(scenario, made, api_key):
+    """The Function URL and who may call it, in SAM's output for one scenario."""
+    urls = {n: r["Properties"] for n, r in made.items() if r["Type"] == "AWS::Lambda::Url"}
+    url = urls.get("A2aAgentUrl", {})
+    check(list(urls) == ["A2aAgentUrl"] and url.get("TargetFunctionArn") == {"Ref": "A2aAgent"},
+          f"{scenario}: one Function URL, A2aAgentUrl (the outputs' name), on the function")
+    check(url.get("InvokeMode") == "RESPONSE_STREAM", f"{scenario}: URL invoke mode RESPONSE_STREAM")
+    auth = "NONE" if api_key else "AWS_IAM"
+    check(url.get("AuthType") == auth, f"{scenario}: URL auth {auth}", str(url))
+    grants = sorted(json.dumps(r["Properties"], sort_keys=True)
+                    for r in made.values() if r["Type"] == "AWS::Lambda::Permission")
+    public = [
+        {"Action": "lambda:InvokeFunctionUrl", "FunctionName": {"Ref": "A2aAgent"},
+         "Principal": "*", "FunctionUrlAuthType": "NONE"},
+        {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": "A2aAgent"},
+         "Principal": "*", "InvokedViaFunctionUrl": True},
+    ]
+    expected = sorted(json.dumps(grant, sort_keys=True) for grant in public) if api_key else []
+    check(grants == expected, f"{scenario}: " + ("anyone may call, through the URL only"
+                                                 if api_key else "no grant to anyone"), "\n".join(grants))
+
+
+def check_role(scenario, resources, tracing):
+    """The role's actions: the task store's calls, its logs, X-Ray with tracing on."""
+    store_actions, index, _ = store_facts()
+    actions = set()
+    for statement, allowed in statements(resources["FunctionRole"]):
+        sid = statement.get("Sid")
+        check(statement["Effect"] == "Allow" and "*" not in allowed, f"{scenario}: {sid}: no wildcard action")
+        actions |= allowed
+        if any(a.startswith("dynamodb:") for a in allowed):
+            on_index = statement["Resource"] == {"Fn::Sub": f"${{TaskTable.Arn}}/index/{index}"}
+            on_table = statement["Resource"] == {"Fn::GetAtt": ["TaskTable", "Arn"]}
+            expected = {"dynamodb:Query"} if on_index else store_actions - {"dynamodb:Query"}
+            check((on_index or on_table) and allowed == expected,
+                  f"{scenario}: {sid}: {sorted(expected)} on the {'index' if on_index else 'table'}",
+                  f"{sorted(allowed)} on {statement['Resource']}")
+        if any(a.startswith("logs:") for a in allowed):
+            check(statement["Resource"] == {"Fn::GetAtt": ["LogGroup", "Arn"]},
+                  f"{scenario}: {sid}: only to the function's log group")
+    xray = {"xray:PutTraceSegments", "xray:PutTelemetryRecords"} if tracing else set()
+    expected = {"logs:CreateLogStream", "logs:PutLogEvents"} | store_actions | xray
+    check(actions == expected, f"{scenario}: the role's actions are exactly {sorted(expected)}",
+          f"extra {sorted(actions - expected)}, missing {sorted(expected - actions)}")
+    props = resources["A2aAgent"]["Properties"]
+    check(not resources["FunctionRole"]["Properties"].get("ManagedPolicyArns")
+          and "Policies" not in props and props.get("Role") == {"Fn::GetAtt": ["FunctionRole", "Arn"]},
+          f"{scenario}: the function has this role and no other policy")
+
+
+def check_function(template):
+    fn = template["Resources"]["A2aAgent"]
+    props = fn["Properties"]
+    check(props["Runtime"] == "provided.al2023", "runtime provided.al2023")
+    check(props["Architectures"] == ["arm64"], "architecture arm64")
+    check(props["Handler"] == "bootstrap", "handler bootstrap")
+    bins = [b["name"] for b in tomllib.loads((FUNCTION / "Cargo.toml").read_text()).get("bin", [])]
+    check(fn["Metadata"]["BuildMethod"] == "rust-cargolambda"
+          and fn["Metadata"]["BuildProperties"]["Binary"] in bins,
+          "built by rust-cargolambda, as the crate's binary")
+    members = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["members"]
+    check((TEMPLATE.parent / props["CodeUri"]).resolve() == ROOT
+          and str(FUNCTION.relative_to(ROOT)) in members,
+          "CodeUri is the workspace that has the function's crate")
+    logs = template["Resources"]["LogGroup"]["Properties"]
+    check(props["LoggingConfig"] == {"LogGroup": {"Ref": "LogGroup"}}
+          and logs["RetentionInDays"] == {"Ref": "LogRetentionDays"},
+          "logs go to a log group with the retention parameter")
+    outputs = template["Outputs"]
+    check(outputs["FunctionUrl"]["Value"] == {"Fn::GetAtt": ["A2aAgentUrl", "FunctionUrl"]}
+          and outputs["CardUrl"]["Value"]
+          == {"Fn::Sub": "${A2aAgentUrl.FunctionUrl}.well-known/agent-card.json"},
+          "outputs: the function URL and the card URL")
+
+
+def check_table(template):
+    _, index, ttl = store_facts()
+    table = template["Resources"]["TaskTable"]["Properties"]
+    check(table["BillingMode"] == "PAY_PER_REQUEST", "table on demand (PAY_PER_REQUEST)")
+    check(table["TimeToLiveSpecification"] == {"AttributeName": ttl, "Enabled": True},
+          f"table TTL on {ttl} (the store's expiry attribute)")
+    check(table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True},
+          "point-in-time recovery")
+    types = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
+    check(table["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}] and types["id"] == "S",
+          "key: id (S)")
+    gsi = {g["IndexName"]: g for g in table.get("GlobalSecondaryIndexes", [])}.get(index, {})
+    projection = gsi.get("Projection", {})
+    check(gsi.get("KeySchema") == [{"AttributeName": "contextId", "KeyType": "HASH"},
+                                   {"AttributeName": "statusTimestamp", "KeyType": "RANGE"}]
+          and types.get("contextId") == types.get("statusTimestamp") == "S"
+          and (projection.get("ProjectionType") == "ALL"
+               or {"state", ttl} <= set(projection.get("NonKeyAttributes", []))),
+          f"index {index}: contextId/statusTimestamp, projecting state and {ttl}")
+
+
+def check_template():
+    lint(TEMPLATE, "of the template")
+    template = load_template()
+    cfn = sam_transform(template)
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as transformed:
+        json.dump(cfn, transformed)
+        transformed.flush()
+        lint(transformed.name, "of SAM's output (the CloudFormation deployed)")
+
+    store_actions, _, _ = store_facts()
+    check({"dynamodb:GetItem", "dynamodb:PutItem"} <= store_actions,
+          f"the task store's calls are found in dynamo.rs: {sorted(store_actions)}")
+    params = template["Parameters"]
+    check({"Agent", "Auth", "ApiKey", "MemorySize", "Timeout", "Tracing", "LogRetentionDays"}
+          <= params.keys(), "parameters: agent, auth, API key, memory, timeout, tracing, logs")
+    check(params["ApiKey"].get("NoEcho") is True, "ApiKey is NoEcho")
+    check(params["Auth"]["Default"] == "AWS_IAM", "Auth defaults to AWS_IAM")
+
+    for scenario, overrides in SCENARIOS.items():
+        tracing = overrides.get("Tracing") == "Active"
+        resources = deployed(template, overrides)
+        check(resources["A2aAgent"]["Properties"].get("Tracing") == ("Active" if tracing else "PassThrough"),
+              f"{scenario}: tracing")
+        check_url(scenario, deployed(cfn, overrides), overrides.get("Auth") == "API_KEY")
+        check_role(scenario, resources, tracing)
+    check_function(template)
+    check_table(template)
+
+
+def check_env():
+    known = binary_variables()
+    template = load_template()
+    for scenario, overrides in SCENARIOS.items():
+        resources = deployed(template, overrides)
+        env = resources["A2aAgent"]["Properties"]["Environment"]["Variables"]
+        check(set(env) <= known, f"{scenario}: the template sets only variables the binary reads",
+              f"unknown: {sorted(set(env) - known)}")
+        required = {
+            "A2A_AGENT": overrides.get("Agent", "echo"),
+            "A2A_STREAMING": "true",  # the URL streams (RESPONSE_STREAM)
+            "A2A_TASK_TABLE": {"Ref": "TaskTable"},  # the table is the task store
+            "A2A_AUTH": "api-key" if overrides.get("Auth") == "API_KEY" else "none",
+        }
+        if overrides.get("Auth") == "API_KEY":
+            required["A2A_API_KEY"] = overrides["ApiKey"]
+        missing = {k: v for k, v in required.items() if env.get(k) != v}
+        check(not missing, f"{scenario}: the template sets what its features need",
+              f"wrong or missing: {missing} in {env}")
+        check(("A2A_API_KEY" in env) == (overrides.get("Auth") == "API_KEY"),
+              f"{scenario}: no API key unless Auth=API_KEY")
+
+    # `cargo lambda deploy` takes its variables from the crate's Cargo.toml. RUST_LOG is
+    # the log filter (tracing's EnvFilter in logging.rs), read outside Config.
+    cargo = tomllib.loads((FUNCTION / "Cargo.toml").read_text())
+    deploy_env = set(cargo["package"]["metadata"]["lambda"]["deploy"].get("env", {}))
+    allowed = known | ({"RUST_LOG"} if "RUST_LOG" in rust_source("functions/a2a-agent/src/logging.rs") else set())
+    check(deploy_env <= allowed, "Cargo.toml's deploy env sets only variables the binary reads",
+          f"unknown: {sorted(deploy_env - allowed)}")
+
+
+def check_dockerfile():
+    lint = subprocess.run([tool("hadolint"), "--no-color", "-t", "style", str(DOCKERFILE)],
+                          capture_output=True, text=True)
+    check(lint.returncode == 0 and not lint.stdout.strip(), "hadolint: no finding", lint.stdout + lint.stderr)
+
+    instructions, current = [], ""
+    for raw in DOCKERFILE.read_text().splitlines():
+        line = raw.strip()
+        if not current and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            current += line[:-1] + " "
+            continue
+        keyword, _, rest = (current + line).partition(" ")
+        instructions.append((keyword.upper(), rest.strip()))
+        current = ""
+    froms = [rest for keyword, rest in instructions if keyword == "FROM"]
+    check(len(froms) >= 2 and all(f.startswith("--platform=linux/arm64 ") for f in froms),
+          "multi-stage, every stage --platform=linux/arm64")
+    final = instructions[max(i for i, (k, _) in enumerate(instructions) if k == "FROM"):]
+    users = [rest for keyword, rest in final if keyword == "USER"]
+    check(len(users) == 1 and re.fullmatch(r"[1-9]\d*(:[1-9]\d*)?", users[0]) is not None,
+          "the final stage runs as a numeric, non-root USER", str(users))
+    check(("EXPOSE", "9000") in instructions, "EXPOSE 9000")
+    layers = sum(keyword in ("RUN", "COPY", "ADD") for keyword, _ in instructions)
+    check(layers <= 6, f"few layers ({layers} RUN/COPY/ADD, at most 6)")
+    entrypoint = json.loads(dict(final).get("ENTRYPOINT", "[]"))
+    args = " ".join(entrypoint[1:])
+    check(entrypoint[:1] == ["/usr/local/bin/a2a-emulator"] and "--container-only" in entrypoint
+          and "--host 0.0.0.0" in args and "--port 9000" in args,
+          "ENTRYPOINT: a2a-emulator --container-only --host 0.0.0.0 --port 9000", str(entrypoint))
+    check("AGENTCORE_RUNTIME_URL" not in dict(instructions).get("ENV", "")
+          and '"AGENTCORE_RUNTIME_URL"' in rust_source("emulator/src/serve.rs"),
+          "AGENTCORE_RUNTIME_URL comes from the runtime and a2a-emulator reads it")
+
+
+def check_policy():
+    policy = json.loads((ROOT / "infra" / "agentcore" / "caller-policy.json").read_text())
+    statements_ = policy["Statement"]
+    actions = {a for s in statements_ for a in s["Action"]}
+    resources = [r for s in statements_ for r in s["Resource"]]
+    check(policy["Version"] == "2012-10-17" and all(s["Effect"] == "Allow" for s in statements_),
+          "caller policy: a 2012-10-17 Allow policy")
+    check(actions == {"bedrock-agentcore:InvokeAgentRuntime", "bedrock-agentcore:GetAgentCard"},
+          "caller policy: InvokeAgentRuntime and GetAgentCard only")
+    check(bool(resources) and all(r.startswith("arn:aws:bedrock-agentcore:") and ":runtime/" in r
+                                  for r in resources), "caller policy: on the runtime ARN only")
+
+
+def check_bootstrap():
+    if not check(BOOTSTRAP.exists(), f"{BOOTSTRAP.relative_to(ROOT)} exists",
+                 "build it: cargo lambda build --release -p a2a-agent (`make package`)"):
+        return
+    header = BOOTSTRAP.read_bytes()[:20]
+    machine = {62: "x86_64", 183: "arm64"}.get(int.from_bytes(header[18:20], "little"))
+    check(header[:4] == b"\x7fELF" and machine is not None, f"bootstrap is a Linux {machine} executable")
+    env = {k: v for k, v in os.environ.items() if k != "AWS_LAMBDA_RUNTIME_API"}
+    if machine == {"x86_64": "x86_64", "aarch64": "arm64"}.get(os.uname().machine):
+        run = subprocess.run([str(BOOTSTRAP)], env=env, capture_output=True, text=True, timeout=30)
+        check(run.returncode == 1 and "not running inside AWS Lambda" in run.stdout
+              and "panicked" not in run.stderr,
+              "bootstrap starts, and outside Lambda says so and exits 1", run.stdout + run.stderr)
+
+
+def check_deploy():
+    env = dict(os.environ, PATH=f"{TOOLS}{os.pathsep}{os.environ.get('PATH', '')}")
+    tool("cargo-lambda")
+    run = subprocess.run([str(ROOT / "infra" / "deploy-lambda.sh"), "--dry", "-o", "json"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    if not check(run.returncode == 0, "infra/deploy-lambda.sh --dry runs", run.stdout + run.stderr):
+        return
+    start = run.stdout.index("{")
+    plan, end = json.JSONDecoder().raw_decode(run.stdout, start)
+    lines = run.stdout[end:]
+    config = plan["config"]
+    check(plan["name"] == "a2a-agent" and config["runtime"] == "provided.al2023",
+          "cargo lambda deploy --dry: function a2a-agent on provided.al2023")
+    check(config["enable_function_url"] is False,
+          "cargo lambda makes no Function URL (its own would be public and buffered)")
+    variables = dict(v.split("=", 1) for v in config.get("env_var") or [])
+    check(variables.get("A2A_STREAMING") == "true", "the cargo lambda deploy sets A2A_STREAMING=true")
+    check("create-function-url-config" in lines and "--auth-type AWS_IAM" in lines
+          and "--invoke-mode RESPONSE_STREAM" in lines,
+          "then the URL is made RESPONSE_STREAM with AWS_IAM auth", lines)
+    check(re.search(r"card url: +\S+/\.well-known/agent-card\.json", lines) is not None,
+          "and the card URL is printed", lines)
+
+
+SECTIONS = {
+    "template": check_template,
+    "env": check_env,
+    "dockerfile": check_dockerfile,
+    "policy": check_policy,
+    "bootstrap": check_bootstrap,
+    "deploy": check_deploy,
+}
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(SECTIONS)
+    for name in chosen:
+        if name not in SECTIONS:
+            sys.exit(f"unknown section {name}: one of {', '.join(SECTIONS)}")
+        print(f"== {name}")
+        SECTIONS[name]()
+    print(f"infra: {results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)

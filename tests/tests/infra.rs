@@ -3,7 +3,6 @@
 //! against the binary's, the Dockerfile, `cargo lambda deploy --dry`).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use a2a_integration_tests::{Emulator, Value, Version};
 

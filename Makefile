@@ -91,6 +91,7 @@ $(INFRA_STAMP):
 	touch $@
 
 infra-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Check infra/ offline (no AWS needed)
+	$(CARGO) build --release -q -p a2a-agent
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy
 
 package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_64) with cargo lambda and check it

@@ -12,7 +12,8 @@ Sections:
   dockerfile  infra/agentcore/Dockerfile: hadolint, and the AgentCore rules
   policy      infra/agentcore/caller-policy.json
   bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --release`)
-  deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry)
+  deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry; packages the
+              cargo-lambda bootstrap if built, else target/release/a2a-agent)
 
 template and env need cfn-lint and aws-sam-translator (.venv-tools); dockerfile needs
 hadolint, deploy needs cargo-lambda (all in .venv-tools). Ends with "N passed, N failed".
@@ -384,8 +385,12 @@ def check_bootstrap():
 def check_deploy():
     env = dict(os.environ, PATH=f"{TOOLS}{os.pathsep}{os.environ.get('PATH', '')}")
     tool("cargo-lambda")
-    run = subprocess.run([str(ROOT / "infra" / "deploy-lambda.sh"), "--dry", "-o", "json"],
-                         env=env, capture_output=True, text=True, timeout=300)
+    # The dry run needs a binary to package: the cargo-lambda build when there is one
+    # (`make package`), else the plain release build `make infra-check` makes.
+    args = [str(ROOT / "infra" / "deploy-lambda.sh"), "--dry", "-o", "json"]
+    if not BOOTSTRAP.exists():
+        args += ["--binary-path", str(ROOT / "target" / "release" / "a2a-agent")]
+    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     if not check(run.returncode == 0, "infra/deploy-lambda.sh --dry runs", run.stdout + run.stderr):
         return
     start = run.stdout.index("{")

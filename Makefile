@@ -73,7 +73,7 @@ watch: $(CARGO_LAMBDA) ## Run the Lambda function locally on 127.0.0.1:9001 (car
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda watch -A 127.0.0.1 -P 9001 -p a2a-agent
 
 deploy: $(CARGO_LAMBDA) ## Build for arm64, deploy with cargo lambda, URL set to RESPONSE_STREAM + AWS_IAM
-	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --release --arm64 -p a2a-agent
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --profile lambda-release --arm64 -p a2a-agent
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" infra/deploy-lambda.sh
 
 # Offline checks of infra/: cfn-lint (template and SAM's output), the template's settings,
@@ -95,7 +95,7 @@ infra-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Check infra/ offline (no AWS need
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy
 
 package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_64) with cargo lambda and check it
-	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --release --x86-64 -p a2a-agent
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --profile lambda-release --x86-64 -p a2a-agent
 	$(TOOLS_VENV)/bin/python infra/check.py bootstrap
 
 SAM_VENV := $(TOOLS_VENV)/sam

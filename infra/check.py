@@ -11,7 +11,7 @@ Sections:
               binary reads (VARIABLES in functions/a2a-agent/src/config.rs)
   dockerfile  infra/agentcore/Dockerfile: hadolint, and the AgentCore rules
   policy      infra/agentcore/caller-policy.json
-  bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --release`)
+  bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --profile lambda-release`, `make package`)
   deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry; packages the
               cargo-lambda bootstrap if built, else target/release/a2a-agent)
 
@@ -369,7 +369,7 @@ def check_policy():
 
 def check_bootstrap():
     if not check(BOOTSTRAP.exists(), f"{BOOTSTRAP.relative_to(ROOT)} exists",
-                 "build it: cargo lambda build --release -p a2a-agent (`make package`)"):
+                 "build it: `make package` (cargo lambda build --profile lambda-release)"):
         return
     header = BOOTSTRAP.read_bytes()[:20]
     machine = {62: "x86_64", 183: "arm64"}.get(int.from_bytes(header[18:20], "little"))

@@ -6,7 +6,7 @@
 #
 #   infra/deploy-lambda.sh [--dry] [more cargo lambda deploy flags]
 #
-# Build first (`make deploy` does: cargo lambda build --release --arm64 -p a2a-agent).
+# Build first (`make deploy` does: cargo lambda build --profile lambda-release --arm64 -p a2a-agent).
 # Region and credentials come from the usual AWS_REGION / AWS_PROFILE, read by both tools.
 # --dry: cargo lambda packages without deploying, and the aws commands are only printed.
 set -euo pipefail

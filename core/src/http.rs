@@ -106,15 +106,16 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
-
-/// The path part of the public URL when it is not `/`.
-fn interface_path(public_url: &str) -> Option<String> {
+/// The path of a public URL without its trailing slash (`https://h/a2a/v1/` → `/a2a/v1`),
+/// when it is not `/`: JSON-RPC is served there too.
+pub fn interface_path(public_url: &str) -> Option<String> {
     let rest = public_url
         .split_once("://")
         .map_or(public_url, |(_, rest)| rest);
-    let path = rest.find('/').map_or("/", |at| &rest[at..]);
-    let path = path.split(['?', '#']).next().unwrap_or("/");
-    (!path.trim_end_matches('/').is_empty()).then(|| path.to_owned())
+    let path = rest.find('/').map_or("", |at| &rest[at..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let trimmed = path.trim_end_matches('/');
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
 async fn rpc(

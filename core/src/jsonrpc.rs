@@ -189,11 +189,13 @@ fn parse_error(error: &serde_json::Error) -> Error {
     )
 }
 
-fn strip_position(error: &serde_json::Error) -> String {
+/// serde_json's message without its " at line 1 column 57" suffix (the caller gets the
+/// position another way, or the path of the offending member instead).
+pub(crate) fn strip_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     match text.rfind(" at line ") {
-        Some(cut) => text[..cut].to_owned(),
-        None => text,
+        Some(cut) if error.line() > 0 => text[..cut].to_owned(),
+        _ => text,
     }
 }
 

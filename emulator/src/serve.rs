@@ -178,18 +178,9 @@ fn front_router(
             "a2a-emulator-default-session-{}",
             uuid::Uuid::new_v4().simple()
         ),
-        interface_path: interface_path(public_url),
+        interface_path: a2a_core::http::interface_path(public_url),
     };
     Ok(front::router(config, sessions, template))
-}
-
-/// The path part of a URL without its trailing slash, when it is not `/`.
-fn interface_path(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let path = rest.find('/').map_or("", |at| &rest[at..]);
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    let trimmed = path.trim_end_matches('/');
-    (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
 /// The card's URL: the flag, else `AGENTCORE_RUNTIME_URL` with a trailing slash, else the

@@ -28,16 +28,9 @@ pub fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
         } else {
             format!("params.{path}")
         };
-        Error::invalid_params(format!("{location}: {}", describe(&inner)))
+        Error::invalid_params(format!(
+            "{location}: {}",
+            crate::jsonrpc::strip_position(&inner)
+        ))
     })
-}
-
-/// serde_json's message without its " at line 1 column 57" suffix, which means nothing to
-/// a caller who sees the path instead.
-fn describe(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    match text.rfind(" at line ") {
-        Some(cut) if error.line() > 0 => text[..cut].to_owned(),
-        _ => text,
-    }
 }

@@ -1,0 +1,175 @@
+//! The command line.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
+/// its answers, get, list and cancel its tasks. Knows AWS Bedrock AgentCore Runtime: the
+/// session header, SigV4, and retries of its throttling and busy-session refusals.
+///
+/// URL is the agent's base URL; its card is read from `.well-known/agent-card.json` under
+/// it (an AgentCore invocation URL `…/runtimes/{ARN}/invocations/` works as it is, the ARN
+/// escaped or not).
+///
+/// Exit codes: 0 success; 1 the agent or platform answered with an error (JSON-RPC), or
+/// cannot do what was asked; 2 bad usage or configuration; 3 no usable answer (cannot
+/// connect, an HTTP error without a JSON-RPC body, an invalid response or card, a stream
+/// cut short, signing failed); 4 still refused after every retry (throttled or session
+/// busy); 5 `send` ended with the task failed, rejected or canceled.
+#[derive(Debug, Parser)]
+#[command(name = "a2a", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: Global,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the agent's card (and the interface this client would use).
+    Card {
+        /// The agent's base URL.
+        url: String,
+    },
+    /// Send a text message; print the agent's answer (streamed as it arrives with --stream).
+    Send {
+        /// The agent's base URL.
+        url: String,
+        /// The message text.
+        text: String,
+        /// Stream the answer (message/stream, SendStreamingMessage).
+        #[arg(long)]
+        stream: bool,
+        /// Continue this task (a follow-up message).
+        #[arg(long, value_name = "TASK_ID")]
+        task: Option<String>,
+        /// Send in this context.
+        #[arg(long, value_name = "CONTEXT_ID")]
+        context: Option<String>,
+        /// Return as soon as the task exists instead of waiting for it to finish.
+        #[arg(long, conflicts_with = "stream")]
+        no_wait: bool,
+    },
+    /// Get a task.
+    Get {
+        /// The agent's base URL.
+        url: String,
+        /// The task id.
+        task: String,
+        /// At most this many messages of history.
+        #[arg(long, value_name = "N")]
+        history: Option<u32>,
+    },
+    /// List tasks (A2A 1.0).
+    List {
+        /// The agent's base URL.
+        url: String,
+        /// Only tasks in this context.
+        #[arg(long, value_name = "CONTEXT_ID")]
+        context: Option<String>,
+        /// Tasks per page (1-100).
+        #[arg(long, value_name = "N")]
+        page_size: Option<u32>,
+        /// The page to read (from a previous listing's next page token).
+        #[arg(long, value_name = "TOKEN")]
+        page_token: Option<String>,
+    },
+    /// Cancel a task.
+    Cancel {
+        /// The agent's base URL.
+        url: String,
+        /// The task id.
+        task: String,
+    },
+    /// Stream a running task's events again.
+    Resubscribe {
+        /// The agent's base URL.
+        url: String,
+        /// The task id.
+        task: String,
+    },
+}
+
+/// Protocol versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    /// A2A 0.3 (`message/send`, kind-tagged JSON).
+    #[value(name = "0.3")]
+    V0_3,
+    /// A2A 1.0 (`SendMessage`, ProtoJSON).
+    #[value(name = "1.0")]
+    V1_0,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Speak this version (default: 1.0 if the card offers it, else 0.3).
+    #[arg(long, global = true, value_enum)]
+    pub protocol: Option<Protocol>,
+
+    /// Post JSON-RPC to URL itself without reading a card (speaks --protocol, default 1.0).
+    #[arg(long, global = true)]
+    pub no_card: bool,
+
+    /// AgentCore session id (33-256 characters); generated when absent.
+    #[arg(long, global = true, env = "A2A_SESSION_ID", value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Bearer token (`Authorization: Bearer …`), e.g. for an AgentCore JWT authorizer.
+    #[arg(
+        long,
+        global = true,
+        env = "A2A_BEARER_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub bearer: Option<String>,
+
+    /// API key, sent in --api-key-header (the Lambda function's A2A_AUTH=api-key).
+    #[arg(
+        long,
+        global = true,
+        env = "A2A_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    pub api_key: Option<String>,
+
+    /// Header that carries --api-key.
+    #[arg(long, global = true, default_value = "X-API-Key", value_name = "NAME")]
+    pub api_key_header: String,
+
+    /// Sign requests with AWS SigV4 (service bedrock-agentcore; credentials from the AWS
+    /// environment). On by default for bedrock-agentcore.*.amazonaws.com URLs without
+    /// other credentials.
+    #[arg(long, global = true, conflicts_with_all = ["bearer", "api_key"])]
+    pub sigv4: bool,
+
+    /// Never sign with SigV4, even for AgentCore URLs.
+    #[arg(long, global = true, conflicts_with = "sigv4")]
+    pub no_sigv4: bool,
+
+    /// AWS region to sign for (default: from the URL, else the AWS environment).
+    #[arg(long, global = true, value_name = "REGION")]
+    pub region: Option<String>,
+
+    /// Attempts in all for throttled (-32053) or busy-session (-32054) refusals; 1 disables retries.
+    #[arg(long, global = true, default_value_t = 5, value_name = "N")]
+    pub retries: u32,
+
+    /// Stop retrying after this many seconds.
+    #[arg(long, global = true, default_value_t = 30, value_name = "SECONDS")]
+    pub retry_max_seconds: u64,
+
+    /// Timeout of a non-streaming call, in seconds.
+    #[arg(long, global = true, default_value_t = 900, value_name = "SECONDS")]
+    pub timeout: u64,
+
+    /// Print results as JSON (JSON Lines for streams), as the protocol version spells them.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Log requests and retries to stderr.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}

@@ -1,0 +1,221 @@
+//! The commands.
+
+use std::time::Duration;
+
+use a2a_client::model::{self, SendResult, TaskState};
+use a2a_client::{Auth, Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, protocol};
+use futures_util::StreamExt;
+
+use crate::args::{Cli, Command, Global, Protocol};
+use crate::exit;
+use crate::print::{self, StreamPrinter};
+
+/// Runs a command; `Ok` carries the exit code of a command that got an answer.
+pub async fn run(cli: Cli) -> Result<u8, Error> {
+    let global = &cli.global;
+    match &cli.command {
+        Command::Card { url } => card(global, url).await,
+        Command::Send {
+            url,
+            text,
+            stream,
+            task,
+            context,
+            no_wait,
+        } => {
+            let client = connect(global, url).await?;
+            let mut params = a2a_client::text_params(text);
+            params.message.task_id.clone_from(task);
+            params.message.context_id.clone_from(context);
+            if *no_wait {
+                params.configuration = Some(model::SendConfiguration {
+                    return_immediately: true,
+                    ..Default::default()
+                });
+            }
+            if *stream {
+                let events = client.stream(&params).await?;
+                follow(global, &client, events).await
+            } else {
+                send(global, &client, &params).await
+            }
+        }
+        Command::Get { url, task, history } => {
+            let client = connect(global, url).await?;
+            let task = client.get_task(task, *history).await?;
+            if global.json {
+                println!("{}", protocol::task_json(client.version(), &task));
+            } else {
+                print::task(&task);
+            }
+            Ok(exit::OK)
+        }
+        Command::List {
+            url,
+            context,
+            page_size,
+            page_token,
+        } => {
+            let client = connect(global, url).await?;
+            let params = model::ListTasksParams {
+                context_id: context.clone(),
+                page_size: *page_size,
+                page_token: page_token.clone(),
+                ..Default::default()
+            };
+            let listed = client.list_tasks(&params).await?;
+            if global.json {
+                println!("{}", protocol::list_result_json(&listed));
+            } else {
+                for task in &listed.tasks {
+                    println!(
+                        "{}\t{}\t{}",
+                        task.id,
+                        task.context_id,
+                        print::state(task.status.state)
+                    );
+                }
+                eprintln!("{} of {} tasks", listed.tasks.len(), listed.total_size);
+                if !listed.next_page_token.is_empty() {
+                    eprintln!("next page: --page-token {}", listed.next_page_token);
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Cancel { url, task } => {
+            let client = connect(global, url).await?;
+            let task = client.cancel_task(task).await?;
+            if global.json {
+                println!("{}", protocol::task_json(client.version(), &task));
+            } else {
+                print::status_line(&task);
+            }
+            Ok(exit::OK)
+        }
+        Command::Resubscribe { url, task } => {
+            let client = connect(global, url).await?;
+            let events = client.resubscribe(task).await?;
+            follow(global, &client, events).await
+        }
+    }
+}
+
+async fn card(global: &Global, url: &str) -> Result<u8, Error> {
+    let client = builder(global, url).await?.connect().await?;
+    let Some(card) = client.card() else {
+        return Ok(exit::OK);
+    };
+    if global.json {
+        println!("{}", card.json);
+    } else {
+        print::card(
+            card,
+            Some((client.endpoint_url().as_str(), client.version())),
+        );
+    }
+    Ok(exit::OK)
+}
+
+async fn send(
+    global: &Global,
+    client: &Client,
+    params: &model::SendMessageParams,
+) -> Result<u8, Error> {
+    let result = client.send(params).await?;
+    if global.json {
+        println!("{}", protocol::send_result_json(client.version(), &result));
+    }
+    match &result {
+        SendResult::Message(message) => {
+            if !global.json {
+                print::message(message);
+            }
+            Ok(exit::OK)
+        }
+        SendResult::Task(task) => {
+            if !global.json {
+                print::task(task);
+            }
+            Ok(outcome(Some(task.status.state)))
+        }
+    }
+}
+
+async fn follow(
+    global: &Global,
+    client: &Client,
+    mut events: a2a_client::EventStream,
+) -> Result<u8, Error> {
+    let mut printer = StreamPrinter::new(global.json, client.version());
+    while let Some(event) = events.next().await {
+        match event {
+            Ok(event) => printer.event(&event),
+            Err(error) => {
+                printer.close_line();
+                return Err(error);
+            }
+        }
+    }
+    printer.close_line();
+    Ok(outcome(printer.last_state))
+}
+
+/// Exit code for how a sent task ended.
+fn outcome(state: Option<TaskState>) -> u8 {
+    match state {
+        Some(TaskState::Failed | TaskState::Rejected | TaskState::Canceled) => {
+            exit::TASK_UNSUCCESSFUL
+        }
+        _ => exit::OK,
+    }
+}
+
+async fn connect(global: &Global, url: &str) -> Result<Client, Error> {
+    let builder = builder(global, url).await?;
+    if global.no_card {
+        builder.endpoint()
+    } else {
+        builder.connect().await
+    }
+}
+
+async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
+    let retry = RetryPolicy::default()
+        .with_max_attempts(global.retries)
+        .with_max_elapsed(Duration::from_secs(global.retry_max_seconds));
+    let mut builder = Client::builder(url)
+        .retry(retry)
+        .timeout(Some(Duration::from_secs(global.timeout)))
+        .auth(auth(global, url).await?);
+    if let Some(protocol) = global.protocol {
+        builder = builder.protocol(match protocol {
+            Protocol::V0_3 => ProtocolVersion::V0_3,
+            Protocol::V1_0 => ProtocolVersion::V1_0,
+        });
+    }
+    if let Some(session) = &global.session {
+        builder = builder.session_id(session.clone());
+    }
+    Ok(builder)
+}
+
+async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {
+    if let Some(token) = &global.bearer {
+        return Ok(Auth::Bearer(token.clone()));
+    }
+    if let Some(key) = &global.api_key {
+        return Ok(Auth::ApiKey {
+            header: global.api_key_header.clone(),
+            key: key.clone(),
+        });
+    }
+    let host_region = a2a_client::card::parse_base(url)
+        .ok()
+        .and_then(|url| url.host_str().and_then(a2a_client::sigv4::region_from_host));
+    if global.sigv4 || (host_region.is_some() && !global.no_sigv4) {
+        let region = global.region.clone().or(host_region);
+        let signer = a2a_client::sigv4::SigV4::from_environment(region).await?;
+        return Ok(Auth::SigV4(signer));
+    }
+    Ok(Auth::None)
+}

@@ -1,0 +1,429 @@
+//! Finding an agent's card and choosing the interface to talk to.
+//!
+//! The card lives at `.well-known/agent-card.json` *relative to* the base URL, which is
+//! read as a directory: `…/runtimes/{arn}/invocations/` and `…/invocations` both give
+//! `…/invocations/.well-known/agent-card.json`. An ARN written into the URL unescaped is
+//! escaped (AgentCore wants `arn%3Aaws%3A…%2Fname`). The base's query (`?qualifier=…`)
+//! is kept.
+//!
+//! Cards of v0.3 (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`),
+//! v1.0 (`supportedInterfaces[]` with `protocolBinding` and `protocolVersion`) and hybrids
+//! of both are read. The JSON-RPC interface in 1.0 is preferred, then 0.3.
+
+use a2a_core::ProtocolVersion;
+use serde::Deserialize;
+use serde_json::Value;
+use url::Url;
+
+use crate::error::Error;
+
+/// Where the card is, relative to the base.
+pub const CARD_PATH: &str = ".well-known/agent-card.json";
+
+/// An agent card as far as this client needs it, with the card's JSON kept whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCard {
+    /// Where it was read from.
+    pub url: Url,
+    /// The card as served.
+    pub json: Value,
+    /// Its `name`.
+    pub name: String,
+    /// Every interface the card declares, in the card's order.
+    pub interfaces: Vec<Interface>,
+    /// `capabilities.streaming`.
+    pub streaming: bool,
+    /// `capabilities.pushNotifications`.
+    pub push_notifications: bool,
+}
+
+/// One interface a card declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interface {
+    /// The endpoint.
+    pub url: Url,
+    /// The protocol binding (`JSONRPC`, `GRPC`, `HTTP+JSON`).
+    pub binding: String,
+    /// The protocol version as written (`0.3.0`, `1.0`).
+    pub protocol_version: String,
+}
+
+impl Interface {
+    /// The version this client speaks for it, if any.
+    pub fn version(&self) -> Option<ProtocolVersion> {
+        version_of(&self.protocol_version)
+    }
+
+    /// True for the JSON-RPC binding (the one this client speaks).
+    pub fn is_jsonrpc(&self) -> bool {
+        self.binding.eq_ignore_ascii_case("JSONRPC")
+    }
+}
+
+/// The chosen interface: where to post and which version to speak.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Where JSON-RPC requests go.
+    pub url: Url,
+    /// The version spoken.
+    pub version: ProtocolVersion,
+}
+
+/// The card's URL for a base URL (or the card URL itself, if given one).
+///
+/// # Errors
+/// [`Error::Config`] for a URL that is not absolute http(s).
+pub fn card_url(base: &str) -> Result<Url, Error> {
+    let base = parse_base(base)?;
+    if base.path().ends_with("/.well-known/agent-card.json") {
+        return Ok(base);
+    }
+    let mut directory = base.clone();
+    if !directory.path().ends_with('/') {
+        let path = format!("{}/", directory.path());
+        directory.set_path(&path);
+    }
+    let mut url = directory
+        .join(CARD_PATH)
+        .map_err(|error| Error::Config(format!("{base}: {error}")))?;
+    url.set_query(base.query());
+    Ok(url)
+}
+
+/// Parses a base URL, escaping an AgentCore runtime ARN written into it unescaped.
+///
+/// # Errors
+/// [`Error::Config`] for a URL that is not absolute http(s).
+pub fn parse_base(base: &str) -> Result<Url, Error> {
+    let escaped = escape_runtime_arn(base);
+    let url = Url::parse(&escaped).map_err(|error| {
+        Error::Config(format!(
+            "{base:?} is not a URL ({error}); give the agent's base URL, e.g. http://127.0.0.1:9000/"
+        ))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::Config(format!(
+            "{base:?}: only http and https URLs can be called"
+        )));
+    }
+    Ok(url)
+}
+
+/// `…/runtimes/arn:aws:bedrock-agentcore:…:runtime/name/invocations…` → the ARN escaped
+/// as one path segment. Anything else is returned as it is.
+fn escape_runtime_arn(base: &str) -> String {
+    let Some(start) = base.find("/runtimes/arn:") else {
+        return base.to_owned();
+    };
+    let arn_start = start + "/runtimes/".len();
+    let arn_end = base[arn_start..]
+        .find("/invocations")
+        .map_or(base.len(), |offset| arn_start + offset);
+    let arn = &base[arn_start..arn_end];
+    let escaped: String = arn
+        .chars()
+        .map(|c| match c {
+            ':' => "%3A".to_owned(),
+            '/' => "%2F".to_owned(),
+            other => other.to_string(),
+        })
+        .collect();
+    format!("{}{escaped}{}", &base[..arn_start], &base[arn_end..])
+}
+
+/// The members of either card version this client reads.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CardFields {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    protocol_version: Option<String>,
+    #[serde(default)]
+    preferred_transport: Option<String>,
+    #[serde(default)]
+    additional_interfaces: Vec<V03Interface>,
+    #[serde(default)]
+    supported_interfaces: Vec<V10Interface>,
+    #[serde(default)]
+    capabilities: Capabilities,
+}
+
+#[derive(Deserialize)]
+struct V03Interface {
+    url: String,
+    transport: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct V10Interface {
+    url: String,
+    protocol_binding: String,
+    #[serde(default)]
+    protocol_version: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Capabilities {
+    #[serde(default)]
+    streaming: Option<bool>,
+    #[serde(default)]
+    push_notifications: Option<bool>,
+}
+
+impl AgentCard {
+    /// Reads a card served at `url`.
+    ///
+    /// # Errors
+    /// [`Error::Card`] when the body is not a JSON object with at least one interface.
+    pub fn parse(url: Url, body: &[u8]) -> Result<Self, Error> {
+        let card_error = |detail: String| Error::Card {
+            url: url.to_string(),
+            detail,
+        };
+        let json: Value = serde_json::from_slice(body)
+            .map_err(|error| card_error(format!("not JSON: {error}")))?;
+        if !json.is_object() {
+            return Err(card_error("not a JSON object".to_owned()));
+        }
+        let fields: CardFields = serde_json::from_value(json.clone())
+            .map_err(|error| card_error(format!("unreadable: {error}")))?;
+        let mut interfaces = Vec::new();
+        for declared in &fields.supported_interfaces {
+            interfaces.push(Interface {
+                url: resolve(&url, &declared.url).map_err(&card_error)?,
+                binding: declared.protocol_binding.clone(),
+                protocol_version: declared
+                    .protocol_version
+                    .clone()
+                    .unwrap_or_else(|| "1.0".to_owned()),
+            });
+        }
+        let card_version = fields
+            .protocol_version
+            .clone()
+            .unwrap_or_else(|| "0.3.0".to_owned());
+        if let Some(main) = &fields.url {
+            interfaces.push(Interface {
+                url: resolve(&url, main).map_err(&card_error)?,
+                binding: fields
+                    .preferred_transport
+                    .clone()
+                    .unwrap_or_else(|| "JSONRPC".to_owned()),
+                protocol_version: card_version.clone(),
+            });
+        }
+        for declared in &fields.additional_interfaces {
+            interfaces.push(Interface {
+                url: resolve(&url, &declared.url).map_err(&card_error)?,
+                binding: declared.transport.clone(),
+                protocol_version: card_version.clone(),
+            });
+        }
+        if interfaces.is_empty() {
+            return Err(card_error(
+                "declares no interface (neither supportedInterfaces nor url)".to_owned(),
+            ));
+        }
+        Ok(Self {
+            name: fields.name.unwrap_or_default(),
+            streaming: fields.capabilities.streaming.unwrap_or(false),
+            push_notifications: fields.capabilities.push_notifications.unwrap_or(false),
+            interfaces,
+            url,
+            json,
+        })
+    }
+
+    /// The JSON-RPC interface to use: in `wanted` if given, else 1.0 if declared, else 0.3.
+    ///
+    /// # Errors
+    /// [`Error::Card`] naming what the card offers when nothing fits.
+    pub fn select(&self, wanted: Option<ProtocolVersion>) -> Result<Endpoint, Error> {
+        let preference = match wanted {
+            Some(version) => vec![version],
+            None => vec![ProtocolVersion::V1_0, ProtocolVersion::V0_3],
+        };
+        for version in preference {
+            let found = self
+                .interfaces
+                .iter()
+                .find(|interface| interface.is_jsonrpc() && interface.version() == Some(version));
+            if let Some(interface) = found {
+                return Ok(Endpoint {
+                    url: interface.url.clone(),
+                    version,
+                });
+            }
+        }
+        let offered: Vec<String> = self
+            .interfaces
+            .iter()
+            .map(|interface| format!("{} {}", interface.binding, interface.protocol_version))
+            .collect();
+        let wanted = wanted.map_or("JSON-RPC in 1.0 or 0.3".to_owned(), |version| {
+            format!("JSON-RPC in {}", version.as_str())
+        });
+        Err(Error::Card {
+            url: self.url.to_string(),
+            detail: format!("offers no {wanted} (it offers: {})", offered.join(", ")),
+        })
+    }
+}
+
+fn resolve(card: &Url, declared: &str) -> Result<Url, String> {
+    card.join(declared)
+        .map_err(|error| format!("interface URL {declared:?}: {error}"))
+}
+
+/// `0.3`, `0.3.0`, `0.3.x` → 0.3; `1.0`, `1.0.0`, `1.x` → 1.0; anything else → none.
+fn version_of(written: &str) -> Option<ProtocolVersion> {
+    let mut parts = written.trim().trim_start_matches('v').split('.');
+    match (parts.next(), parts.next()) {
+        (Some("0"), Some("3")) => Some(ProtocolVersion::V0_3),
+        (Some("1"), _) => Some(ProtocolVersion::V1_0),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn card_url_treats_the_base_as_a_directory() {
+        for (base, card) in [
+            (
+                "http://127.0.0.1:9000",
+                "http://127.0.0.1:9000/.well-known/agent-card.json",
+            ),
+            (
+                "http://127.0.0.1:9000/",
+                "http://127.0.0.1:9000/.well-known/agent-card.json",
+            ),
+            (
+                "https://h/a2a/v1",
+                "https://h/a2a/v1/.well-known/agent-card.json",
+            ),
+            (
+                "https://h/a2a/v1/",
+                "https://h/a2a/v1/.well-known/agent-card.json",
+            ),
+            (
+                "https://h/x/.well-known/agent-card.json",
+                "https://h/x/.well-known/agent-card.json",
+            ),
+            (
+                "https://bedrock-agentcore.us-west-2.amazonaws.com/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-west-2%3A123456789012%3Aruntime%2Fagent-Ab12/invocations/?qualifier=DEFAULT",
+                "https://bedrock-agentcore.us-west-2.amazonaws.com/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-west-2%3A123456789012%3Aruntime%2Fagent-Ab12/invocations/.well-known/agent-card.json?qualifier=DEFAULT",
+            ),
+        ] {
+            assert_eq!(card_url(base).unwrap().as_str(), card, "{base}");
+        }
+    }
+
+    #[test]
+    fn an_unescaped_arn_is_escaped() {
+        let base = "https://bedrock-agentcore.us-east-1.amazonaws.com/runtimes/arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/my_agent-x1Y2/invocations";
+        assert_eq!(
+            card_url(base).unwrap().as_str(),
+            "https://bedrock-agentcore.us-east-1.amazonaws.com/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-x1Y2/invocations/.well-known/agent-card.json"
+        );
+    }
+
+    #[test]
+    fn bad_bases_are_config_errors() {
+        for base in ["", "127.0.0.1:9000", "ftp://h/", "not a url"] {
+            assert!(matches!(card_url(base), Err(Error::Config(_))), "{base}");
+        }
+    }
+
+    fn card(json: Value) -> AgentCard {
+        AgentCard::parse(
+            url("http://h/.well-known/agent-card.json"),
+            json.to_string().as_bytes(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_hybrid_card_gives_1_0_unless_asked_for_0_3() {
+        let hybrid = card(json!({
+            "name": "echo",
+            "url": "http://h/v03/",
+            "protocolVersion": "0.3.0",
+            "preferredTransport": "JSONRPC",
+            "supportedInterfaces": [
+                {"url": "http://h/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "http://h/v10/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            ],
+            "capabilities": {"streaming": true}
+        }));
+        assert!(hybrid.streaming);
+        assert!(!hybrid.push_notifications);
+        let chosen = hybrid.select(None).unwrap();
+        assert_eq!(
+            (chosen.url.as_str(), chosen.version),
+            ("http://h/v10/", ProtocolVersion::V1_0)
+        );
+        let old = hybrid.select(Some(ProtocolVersion::V0_3)).unwrap();
+        assert_eq!(
+            (old.url.as_str(), old.version),
+            ("http://h/v03/", ProtocolVersion::V0_3)
+        );
+    }
+
+    #[test]
+    fn a_0_3_card_gives_0_3_and_refuses_1_0_by_name() {
+        let v03 = card(json!({
+            "name": "old", "url": "http://h/", "protocolVersion": "0.3.0",
+            "additionalInterfaces": [{"url": "http://h/rest", "transport": "HTTP+JSON"}]
+        }));
+        assert_eq!(v03.select(None).unwrap().version, ProtocolVersion::V0_3);
+        let refused = v03
+            .select(Some(ProtocolVersion::V1_0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused
+                .contains("offers no JSON-RPC in 1.0 (it offers: JSONRPC 0.3.0, HTTP+JSON 0.3.0)"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn relative_interface_urls_resolve_against_the_card() {
+        let relative = card(json!({
+            "supportedInterfaces": [{"url": "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.0"}]
+        }));
+        assert_eq!(relative.select(None).unwrap().url.as_str(), "http://h/rpc");
+    }
+
+    #[test]
+    fn unusable_cards_say_why() {
+        let at = url("http://h/.well-known/agent-card.json");
+        for (body, why) in [
+            ("<html>", "not JSON"),
+            ("[1]", "not a JSON object"),
+            ("{\"name\":\"x\"}", "declares no interface"),
+            ("{\"url\":5}", "unreadable"),
+        ] {
+            let error = AgentCard::parse(at.clone(), body.as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(why), "{body}: {error}");
+        }
+        let old = card(json!({"url": "http://h/", "protocolVersion": "0.2.5"}));
+        let error = old.select(None).unwrap_err().to_string();
+        assert!(error.contains("JSONRPC 0.2.5"), "{error}");
+    }
+}

@@ -1,0 +1,409 @@
+//! The client: built from a base URL (card resolution) or a known endpoint, then one method
+//! per A2A operation.
+
+use std::time::Duration;
+
+use a2a_core::{Operation, ProtocolVersion, model};
+use reqwest::Method;
+use serde_json::Value;
+use url::Url;
+
+use crate::auth::Auth;
+use crate::card::{self, AgentCard, Endpoint};
+use crate::error::Error;
+use crate::protocol;
+use crate::retry::RetryPolicy;
+use crate::rpc::{self, Call, Outcome, SESSION_ID_LENGTH, Transport};
+use crate::stream::EventStream;
+
+/// Default connect timeout.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default timeout of a non-streaming call: AgentCore's synchronous limit (15 minutes).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+/// Configures a [`Client`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ClientBuilder {
+    base: String,
+    version: Option<ProtocolVersion>,
+    auth: Auth,
+    retry: RetryPolicy,
+    session: Option<String>,
+    connect_timeout: Duration,
+    timeout: Option<Duration>,
+    http: Option<reqwest::Client>,
+}
+
+impl ClientBuilder {
+    /// Speak this version (the card must offer it, unless the endpoint is given directly).
+    pub fn protocol(mut self, version: ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// Credentials for every request.
+    pub fn auth(mut self, auth: Auth) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// How retryable refusals are retried.
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The session id to start with (AgentCore: 33–256 characters). Without one, a new
+    /// id is generated. Either way, an id the server returns replaces it.
+    pub fn session_id(mut self, session: impl Into<String>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// Timeout of non-streaming calls (default [`REQUEST_TIMEOUT`]); `None` for none.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Connect timeout (default [`CONNECT_TIMEOUT`]).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Use this HTTP client (its own timeouts and TLS settings apply).
+    pub fn http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    fn transport(self) -> Result<(Transport, String, Option<ProtocolVersion>), Error> {
+        if let Some(session) = &self.session
+            && (!SESSION_ID_LENGTH.contains(&session.len()) || !session.is_ascii())
+        {
+            return Err(Error::Config(format!(
+                "the session id must be 33 to 256 ASCII characters (got {})",
+                session.len()
+            )));
+        }
+        self.auth.validate()?;
+        let http = match self.http {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .user_agent(concat!("a2a-client/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|error| Error::Config(format!("building the HTTP client: {error}")))?,
+        };
+        let transport = Transport::new(http, self.auth, self.retry, self.timeout, self.session);
+        Ok((transport, self.base, self.version))
+    }
+
+    /// Reads the agent card under the base URL and picks the interface to use.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for bad settings; the card's errors ([`Error::Card`], an HTTP or
+    /// JSON-RPC error, a transport error).
+    pub async fn connect(self) -> Result<Client, Error> {
+        let (transport, base, version) = self.transport()?;
+        let card = fetch_card(&transport, &card::card_url(&base)?).await?;
+        let endpoint = card.select(version)?;
+        Ok(Client {
+            transport,
+            endpoint,
+            card: Some(card),
+        })
+    }
+
+    /// A client for the base URL as a JSON-RPC endpoint, without reading a card; speaks
+    /// the version set with [`ClientBuilder::protocol`] (default 1.0).
+    ///
+    /// # Errors
+    /// [`Error::Config`] for bad settings.
+    pub fn endpoint(self) -> Result<Client, Error> {
+        let (transport, base, version) = self.transport()?;
+        let endpoint = Endpoint {
+            url: card::parse_base(&base)?,
+            version: version.unwrap_or(ProtocolVersion::V1_0),
+        };
+        Ok(Client {
+            transport,
+            endpoint,
+            card: None,
+        })
+    }
+}
+
+/// An A2A client bound to one agent interface and one session.
+#[derive(Debug)]
+pub struct Client {
+    transport: Transport,
+    endpoint: Endpoint,
+    card: Option<AgentCard>,
+}
+
+/// Reads and parses a card.
+async fn fetch_card(transport: &Transport, url: &Url) -> Result<AgentCard, Error> {
+    let call = Call {
+        method: Method::GET,
+        url,
+        body: None,
+        version: None,
+        accept: "application/json",
+        id: None,
+        streaming: false,
+    };
+    match transport.execute(&call).await? {
+        Outcome::Body(body) => AgentCard::parse(url.clone(), &body),
+        Outcome::Stream(_) => Err(Error::invalid(
+            url.as_str(),
+            "a stream where a card was expected",
+        )),
+    }
+}
+
+impl Client {
+    /// Configures a client for the agent at `base` (its card is under
+    /// `.well-known/agent-card.json` relative to it).
+    pub fn builder(base: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            base: base.into(),
+            version: None,
+            auth: Auth::None,
+            retry: RetryPolicy::default(),
+            session: None,
+            connect_timeout: CONNECT_TIMEOUT,
+            timeout: Some(REQUEST_TIMEOUT),
+            http: None,
+        }
+    }
+
+    /// Reads the card under `base` with default settings and connects.
+    ///
+    /// # Errors
+    /// As [`ClientBuilder::connect`].
+    pub async fn connect(base: impl Into<String>) -> Result<Self, Error> {
+        Self::builder(base).connect().await
+    }
+
+    /// The card read when connecting (none when built with [`ClientBuilder::endpoint`]).
+    pub fn card(&self) -> Option<&AgentCard> {
+        self.card.as_ref()
+    }
+
+    /// Where requests go.
+    pub fn endpoint_url(&self) -> &Url {
+        &self.endpoint.url
+    }
+
+    /// The protocol version spoken.
+    pub fn version(&self) -> ProtocolVersion {
+        self.endpoint.version
+    }
+
+    /// The session id the next request carries.
+    pub fn session_id(&self) -> String {
+        self.transport.session_id()
+    }
+
+    /// Sends a message; the agent answers with a task or a message.
+    ///
+    /// # Errors
+    /// A JSON-RPC error from the agent or the platform, after retries; a transport or
+    /// HTTP error; an invalid response.
+    pub async fn send(
+        &self,
+        params: &model::SendMessageParams,
+    ) -> Result<model::SendResult, Error> {
+        let raw = self
+            .unary(
+                Operation::Send,
+                protocol::send_params(self.version(), params),
+            )
+            .await?;
+        protocol::send_result(self.version(), &raw).map_err(|detail| self.invalid(detail))
+    }
+
+    /// Sends a user message of one text part (a new message id, no task, no context).
+    ///
+    /// # Errors
+    /// As [`Client::send`].
+    pub async fn send_text(&self, text: &str) -> Result<model::SendResult, Error> {
+        self.send(&text_params(text)).await
+    }
+
+    /// Sends a message and streams the agent's events.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the card says the agent cannot stream; otherwise as
+    /// [`Client::send`], for the answer before the stream starts.
+    pub async fn stream(&self, params: &model::SendMessageParams) -> Result<EventStream, Error> {
+        self.require_streaming("stream")?;
+        self.open_stream(
+            Operation::Stream,
+            protocol::send_params(self.version(), params),
+        )
+        .await
+    }
+
+    /// Gets a task, with at most `history_length` messages of history.
+    ///
+    /// # Errors
+    /// As [`Client::send`] (-32001 for an unknown task).
+    pub async fn get_task(
+        &self,
+        id: &str,
+        history_length: Option<u32>,
+    ) -> Result<model::Task, Error> {
+        let params = model::GetTaskParams {
+            id: id.to_owned(),
+            history_length,
+            metadata: None,
+        };
+        let raw = self
+            .unary(
+                Operation::GetTask,
+                protocol::get_params(self.version(), &params),
+            )
+            .await?;
+        protocol::task(self.version(), &raw).map_err(|detail| self.invalid(detail))
+    }
+
+    /// Lists tasks (A2A 1.0 only).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when speaking 0.3; otherwise as [`Client::send`].
+    pub async fn list_tasks(
+        &self,
+        params: &model::ListTasksParams,
+    ) -> Result<model::ListTasksResult, Error> {
+        if self.version() != ProtocolVersion::V1_0 {
+            return Err(Error::Unsupported {
+                operation: "list",
+                reason: "A2A 0.3 has no method to list tasks (connect with protocol 1.0)"
+                    .to_owned(),
+            });
+        }
+        let raw = self
+            .unary(Operation::ListTasks, protocol::list_params(params))
+            .await?;
+        protocol::list_result(&raw).map_err(|detail| self.invalid(detail))
+    }
+
+    /// Cancels a task; returns it as it stands after the cancel.
+    ///
+    /// # Errors
+    /// As [`Client::send`] (-32002 for a task that already ended).
+    pub async fn cancel_task(&self, id: &str) -> Result<model::Task, Error> {
+        let params = task_id(id);
+        let raw = self
+            .unary(
+                Operation::CancelTask,
+                protocol::cancel_params(self.version(), &params),
+            )
+            .await?;
+        protocol::task(self.version(), &raw).map_err(|detail| self.invalid(detail))
+    }
+
+    /// Streams a running task's events again (`tasks/resubscribe`, `SubscribeToTask`).
+    ///
+    /// # Errors
+    /// As [`Client::stream`].
+    pub async fn resubscribe(&self, id: &str) -> Result<EventStream, Error> {
+        self.require_streaming("resubscribe")?;
+        let params = task_id(id);
+        self.open_stream(
+            Operation::Subscribe,
+            protocol::subscribe_params(self.version(), &params),
+        )
+        .await
+    }
+
+    fn require_streaming(&self, operation: &'static str) -> Result<(), Error> {
+        match &self.card {
+            Some(card) if !card.streaming => Err(Error::Unsupported {
+                operation,
+                reason: format!(
+                    "the agent card of {:?} says capabilities.streaming is false",
+                    card.name
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn method(&self, operation: Operation) -> Result<&'static str, Error> {
+        protocol::method(self.version(), operation).ok_or_else(|| Error::Unsupported {
+            operation: "this operation",
+            reason: format!("A2A {} has no method for it", self.version().as_str()),
+        })
+    }
+
+    fn invalid(&self, detail: String) -> Error {
+        Error::invalid(self.endpoint.url.as_str(), detail)
+    }
+
+    async fn unary(
+        &self,
+        operation: Operation,
+        params: Value,
+    ) -> Result<Box<serde_json::value::RawValue>, Error> {
+        let (id, body) = self.transport.request(self.method(operation)?, &params);
+        let call = Call {
+            method: Method::POST,
+            url: &self.endpoint.url,
+            body: Some(body),
+            version: Some(self.version()),
+            accept: "application/json",
+            id: Some(id),
+            streaming: false,
+        };
+        match self.transport.execute(&call).await? {
+            Outcome::Body(body) => rpc::result(self.endpoint.url.as_str(), &body),
+            Outcome::Stream(_) => {
+                Err(self.invalid("a stream where one answer was expected".to_owned()))
+            }
+        }
+    }
+
+    async fn open_stream(&self, operation: Operation, params: Value) -> Result<EventStream, Error> {
+        let (id, body) = self.transport.request(self.method(operation)?, &params);
+        let call = Call {
+            method: Method::POST,
+            url: &self.endpoint.url,
+            body: Some(body),
+            version: Some(self.version()),
+            accept: "text/event-stream",
+            id: Some(id),
+            streaming: true,
+        };
+        let url = self.endpoint.url.to_string();
+        match self.transport.execute(&call).await? {
+            Outcome::Stream(response) => Ok(EventStream::new(url, self.version(), id, response)),
+            Outcome::Body(body) => Ok(EventStream::single(
+                url,
+                self.version(),
+                id,
+                String::from_utf8_lossy(&body).into_owned(),
+            )),
+        }
+    }
+}
+
+/// Params of a send of one text part from the user, with a new message id.
+pub fn text_params(text: &str) -> model::SendMessageParams {
+    model::SendMessageParams {
+        message: model::Message::text(model::Role::User, uuid::Uuid::new_v4().to_string(), text),
+        configuration: None,
+        metadata: None,
+    }
+}
+
+fn task_id(id: &str) -> model::TaskIdParams {
+    model::TaskIdParams {
+        id: id.to_owned(),
+        metadata: None,
+    }
+}

@@ -1,0 +1,55 @@
+//! # a2a-client
+//!
+//! An A2A client for agents speaking A2A 0.3 or 1.0 over JSON-RPC, on any host — and one
+//! that knows what AWS Bedrock AgentCore Runtime puts in front of an agent:
+//!
+//! - **Cards**: the card is read from `.well-known/agent-card.json` relative to the base URL
+//!   (so `…/runtimes/{arn}/invocations/` works); v0.3, v1.0 and hybrid cards are read, and
+//!   the JSON-RPC interface in 1.0 is preferred, else 0.3 ([`card`]).
+//! - **Errors on any status**: a JSON-RPC error body is read whatever the HTTP status
+//!   (AgentCore sends 409, 429, 424… with one) and surfaces as [`Error::Rpc`] with the code,
+//!   message, status and AWS's exception name; a body that is not JSON-RPC (an HTML 413, a
+//!   plain 403) is [`Error::Http`], never a parse panic.
+//! - **Retries**: AgentCore's throttling (-32053) and "Session operation in progress"
+//!   (-32054) are retried with exponential backoff and jitter ([`RetryPolicy`]); the same
+//!   request body is re-sent, so a retried send keeps its `messageId`. Nothing else is
+//!   retried.
+//! - **Sessions**: `X-Amzn-Bedrock-AgentCore-Runtime-Session-Id` is sent on every request
+//!   (given or generated), and an id the server returns is kept for the next one.
+//! - **Auth**: bearer token, API key header, or SigV4 for `bedrock-agentcore` ([`Auth`]).
+//! - **Streams**: SSE decoded as it arrives into typed events ([`EventStream`]); a stream
+//!   that ends before a final event says so.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), a2a_client::Error> {
+//! use a2a_client::{Client, model};
+//!
+//! let client = Client::connect("http://127.0.0.1:9000/").await?;
+//! match client.send_text("hello").await? {
+//!     model::SendResult::Task(task) => println!("task {} is {:?}", task.id, task.status.state),
+//!     model::SendResult::Message(reply) => println!("{}", reply.joined_text()),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod auth;
+pub mod card;
+mod client;
+pub mod error;
+pub mod protocol;
+pub mod retry;
+mod rpc;
+#[cfg(feature = "sigv4")]
+pub mod sigv4;
+mod sse;
+mod stream;
+
+pub use a2a_core::{ProtocolVersion, model};
+pub use auth::Auth;
+pub use card::AgentCard;
+pub use client::{CONNECT_TIMEOUT, Client, ClientBuilder, REQUEST_TIMEOUT, text_params};
+pub use error::{Error, RpcError};
+pub use retry::RetryPolicy;
+pub use rpc::new_session_id;
+pub use stream::EventStream;

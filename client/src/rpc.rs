@@ -1,0 +1,428 @@
+//! One JSON-RPC exchange over HTTP: the request written once, sent (and re-sent for
+//! retryable refusals) with the session header and credentials, and the answer read on any
+//! HTTP status.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use a2a_core::ProtocolVersion;
+use a2a_core::http::SESSION_HEADER;
+use a2a_core::version::VERSION_HEADER;
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use reqwest::{Method, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use url::Url;
+
+use crate::auth::Auth;
+use crate::error::{Error, RpcError};
+use crate::retry::{RetryPolicy, is_retryable};
+
+/// Session ids AgentCore accepts: 33 to 256 characters.
+pub const SESSION_ID_LENGTH: std::ops::RangeInclusive<usize> = 33..=256;
+
+/// A new session id: `a2a-` and a UUID without dashes (36 characters).
+pub fn new_session_id() -> String {
+    format!("a2a-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// What every request shares: the HTTP client, credentials, retry policy and session.
+#[derive(Debug)]
+pub struct Transport {
+    pub(crate) http: reqwest::Client,
+    pub(crate) auth: Auth,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) timeout: Option<Duration>,
+    session: Mutex<String>,
+    next_id: AtomicU64,
+}
+
+/// How to send one request.
+pub struct Call<'a> {
+    /// GET (the card) or POST (JSON-RPC).
+    pub method: Method,
+    /// Where.
+    pub url: &'a Url,
+    /// The JSON-RPC body, if any.
+    pub body: Option<Bytes>,
+    /// `A2A-Version` to send (1.0 only: 0.3 is the default and needs no header).
+    pub version: Option<ProtocolVersion>,
+    /// `Accept`.
+    pub accept: &'static str,
+    /// The request id the answer must echo, if JSON-RPC.
+    pub id: Option<u64>,
+    /// A stream: 2xx `text/event-stream` answers are handed back unread, and no overall
+    /// timeout applies.
+    pub streaming: bool,
+}
+
+/// A call's outcome.
+pub enum Outcome {
+    /// A JSON-RPC result (or, for GET, the 2xx body).
+    Body(Bytes),
+    /// A 2xx SSE response, body unread.
+    Stream(Response),
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    jsonrpc: &'static str,
+    id: u64,
+    method: &'a str,
+    params: &'a Value,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<ErrorFields>,
+}
+
+#[derive(Deserialize)]
+struct ErrorFields {
+    code: i64,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+impl Transport {
+    /// A transport; `session` is used as given (checked by the builder) or generated.
+    pub fn new(
+        http: reqwest::Client,
+        auth: Auth,
+        retry: RetryPolicy,
+        timeout: Option<Duration>,
+        session: Option<String>,
+    ) -> Self {
+        Self {
+            http,
+            auth,
+            retry,
+            timeout,
+            session: Mutex::new(session.unwrap_or_else(new_session_id)),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    /// The session id the next request will carry.
+    pub fn session_id(&self) -> String {
+        self.session
+            .lock()
+            .map(|session| session.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    fn keep_session(&self, headers: &HeaderMap) {
+        let Some(returned) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+            return;
+        };
+        if !SESSION_ID_LENGTH.contains(&returned.len()) {
+            return;
+        }
+        let mut session = match self.session.lock() {
+            Ok(session) => session,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if *session != returned {
+            returned.clone_into(&mut session);
+        }
+    }
+
+    /// A JSON-RPC request body and its id.
+    pub fn request(&self, method: &str, params: &Value) -> (u64, Bytes) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = serde_json::to_vec(&Request {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        })
+        .unwrap_or_default();
+        (id, Bytes::from(body))
+    }
+
+    /// Sends `call`, retrying what the policy retries, and reads the answer.
+    pub async fn execute(&self, call: &Call<'_>) -> Result<Outcome, Error> {
+        let started = Instant::now();
+        let mut attempt = 1;
+        loop {
+            let (error, retry_after) = match self.attempt(call).await {
+                Ok(outcome) => return Ok(outcome),
+                Err(failure) => failure,
+            };
+            if !is_retryable(&error) || self.retry.max_attempts <= 1 {
+                return Err(error);
+            }
+            let wait = self.retry.backoff(attempt, retry_after);
+            if attempt >= self.retry.max_attempts
+                || started.elapsed() + wait > self.retry.max_elapsed
+            {
+                return Err(Error::RetriesExhausted {
+                    attempts: attempt,
+                    elapsed: started.elapsed(),
+                    last: Box::new(error),
+                });
+            }
+            tracing::debug!(attempt, wait_ms = wait.as_millis() as u64, %error, "retrying");
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(&self, call: &Call<'_>) -> Result<Outcome, (Error, Option<Duration>)> {
+        let url = call.url.as_str();
+        let fail = |error: Error| (error, None);
+        let mut builder = self
+            .http
+            .request(call.method.clone(), call.url.clone())
+            .header(ACCEPT, call.accept);
+        if let Ok(session) = HeaderValue::try_from(self.session_id()) {
+            builder = builder.header(SESSION_HEADER, session);
+        }
+        if let Some(ProtocolVersion::V1_0) = call.version {
+            builder = builder.header(VERSION_HEADER, ProtocolVersion::V1_0.as_str());
+        }
+        if let Some(body) = &call.body {
+            builder = builder
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        if let (false, Some(timeout)) = (call.streaming, self.timeout) {
+            builder = builder.timeout(timeout);
+        }
+        let mut request = builder
+            .build()
+            .map_err(|error| fail(Error::transport(url, error)))?;
+        self.auth.apply(&mut request).await.map_err(fail)?;
+        let response = self
+            .http
+            .execute(request)
+            .await
+            .map_err(|error| fail(Error::transport(url, error)))?;
+        self.keep_session(response.headers());
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if call.streaming
+            && response.status().is_success()
+            && content_type
+                .as_deref()
+                .is_some_and(|t| t.starts_with("text/event-stream"))
+        {
+            return Ok(Outcome::Stream(response));
+        }
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = response
+            .bytes()
+            .await
+            .map_err(|error| fail(Error::transport(url, error)))?;
+        if call.id.is_none() {
+            // Not JSON-RPC (the card): a 2xx body is the answer; otherwise read an error.
+            if (200..300).contains(&status) {
+                return Ok(Outcome::Body(body));
+            }
+            return Err((
+                decode_error(url, status, content_type.as_deref(), &body),
+                retry_after,
+            ));
+        }
+        match decode(url, status, content_type.as_deref(), &body, call.id) {
+            Ok(()) => Ok(Outcome::Body(body)),
+            Err(error) => Err((error, retry_after)),
+        }
+    }
+}
+
+/// Checks a JSON-RPC answer: `Ok` when it holds a result for `id`, else the error it is.
+fn decode(
+    url: &str,
+    status: u16,
+    content_type: Option<&str>,
+    body: &[u8],
+    id: Option<u64>,
+) -> Result<(), Error> {
+    let success = (200..300).contains(&status);
+    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
+        return Err(if success {
+            Error::invalid(url, format!("not a JSON-RPC response: {}", snippet(body)))
+        } else {
+            http_error(url, status, content_type, body)
+        });
+    };
+    if let Some(error) = envelope.error {
+        return Err(Error::Rpc(RpcError::new(
+            error.code,
+            error.message,
+            error.data,
+            status,
+        )));
+    }
+    if !success {
+        return Err(http_error(url, status, content_type, body));
+    }
+    if envelope.result.is_none() {
+        return Err(Error::invalid(
+            url,
+            "a JSON-RPC response with neither result nor error",
+        ));
+    }
+    if let (Some(sent), Some(echoed)) = (id, envelope.id)
+        && echoed != sent
+    {
+        return Err(Error::invalid(
+            url,
+            format!("the response's id {echoed} is not the request's ({sent})"),
+        ));
+    }
+    Ok(())
+}
+
+/// The error a non-2xx body is: JSON-RPC if it reads as one, plain HTTP otherwise.
+pub fn decode_error(url: &str, status: u16, content_type: Option<&str>, body: &[u8]) -> Error {
+    match serde_json::from_slice::<Envelope<'_>>(body) {
+        Ok(Envelope {
+            error: Some(error), ..
+        }) => Error::Rpc(RpcError::new(error.code, error.message, error.data, status)),
+        _ => http_error(url, status, content_type, body),
+    }
+}
+
+/// The result member of an answer [`decode`] accepted.
+pub fn result(url: &str, body: &[u8]) -> Result<Box<RawValue>, Error> {
+    #[derive(Deserialize)]
+    struct ResultOnly {
+        result: Box<RawValue>,
+    }
+    serde_json::from_slice::<ResultOnly>(body)
+        .map(|envelope| envelope.result)
+        .map_err(|error| Error::invalid(url, error.to_string()))
+}
+
+/// Reads one SSE event's data as a JSON-RPC answer to `id`: its result, or the error.
+pub fn event_result(url: &str, data: &str, id: u64) -> Result<Box<RawValue>, Error> {
+    decode(
+        url,
+        200,
+        Some("application/json"),
+        data.as_bytes(),
+        Some(id),
+    )?;
+    result(url, data.as_bytes())
+}
+
+fn http_error(url: &str, status: u16, content_type: Option<&str>, body: &[u8]) -> Error {
+    Error::Http {
+        url: url.to_owned(),
+        status,
+        content_type: content_type.map(str::to_owned),
+        body: snippet(body),
+    }
+}
+
+/// The start of a body on one line, for error messages.
+fn snippet(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.is_empty() {
+        return "(empty body)".to_owned();
+    }
+    let mut cut: String = line.chars().take(200).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_long_enough_for_agentcore() {
+        let id = new_session_id();
+        assert!(SESSION_ID_LENGTH.contains(&id.len()), "{id}");
+        assert_ne!(id, new_session_id());
+    }
+
+    #[test]
+    fn errors_are_read_on_any_status() {
+        let body = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32054,"message":"Session operation in progress, please retry"}}"#;
+        let error = decode("u", 409, Some("application/json"), body, Some(3)).unwrap_err();
+        let rpc = error.rpc().unwrap();
+        assert_eq!(
+            (rpc.code_number(), rpc.http_status, rpc.name),
+            (-32054, 409, "RetryableConflictException")
+        );
+    }
+
+    #[test]
+    fn non_json_bodies_become_http_errors_with_a_short_snippet() {
+        let html = format!(
+            "<html>\n<body>413 Request Entity Too Large{}</body></html>",
+            " x".repeat(300)
+        );
+        let error = decode("u", 413, Some("text/html"), html.as_bytes(), Some(1)).unwrap_err();
+        let Error::Http {
+            status,
+            body,
+            content_type,
+            ..
+        } = &error
+        else {
+            panic!("{error:?}")
+        };
+        assert_eq!((*status, content_type.as_deref()), (413, Some("text/html")));
+        assert!(body.starts_with("<html> <body>413 Request Entity Too Large x x"));
+        assert!(body.ends_with('…') && body.chars().count() == 201);
+        let empty = decode("u", 403, None, b"", Some(1)).unwrap_err();
+        assert_eq!(empty.to_string(), "HTTP 403 from u: (empty body)");
+    }
+
+    #[test]
+    fn a_2xx_that_is_not_json_rpc_is_an_invalid_response() {
+        for body in [&b"<html>"[..], b"{}", br#"{"jsonrpc":"2.0","id":1}"#] {
+            let error = decode("u", 200, None, body, Some(1)).unwrap_err();
+            assert!(matches!(error, Error::InvalidResponse { .. }), "{error:?}");
+        }
+        let wrong_id = decode(
+            "u",
+            200,
+            None,
+            br#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
+            Some(1),
+        );
+        assert!(
+            wrong_id
+                .unwrap_err()
+                .to_string()
+                .contains("id 9 is not the request's (1)")
+        );
+        assert!(
+            decode(
+                "u",
+                200,
+                None,
+                br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                Some(1)
+            )
+            .is_ok()
+        );
+    }
+}

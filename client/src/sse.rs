@@ -1,0 +1,136 @@
+//! A Server-Sent Events decoder, as the WHATWG HTML standard defines the format, fed bytes
+//! in whatever chunks the network delivers.
+//!
+//! Only `data` matters to A2A (each event's data is one JSON-RPC response); `event`, `id`,
+//! `retry` and comments are read and ignored. Lines end with LF, CRLF or CR; an event ends
+//! at a blank line; several `data` lines are joined with LF. A partial event still buffered
+//! when the body ends is dropped, as the standard says.
+
+/// Incremental SSE decoder.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    /// Bytes of the line being read (not yet ended).
+    line: Vec<u8>,
+    /// `data` of the event being read.
+    data: Option<String>,
+    /// The previous chunk ended with CR: a LF at the start of the next one is part of it.
+    after_cr: bool,
+    /// Nothing read yet: a UTF-8 byte order mark is skipped.
+    started: bool,
+}
+
+impl Decoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds a chunk; returns the data of every event it completed, in order.
+    pub fn push(&mut self, mut chunk: &[u8]) -> Vec<String> {
+        let mut events = Vec::new();
+        if !self.started && !chunk.is_empty() {
+            self.started = true;
+            chunk = chunk.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(chunk);
+        }
+        for &byte in chunk {
+            if self.after_cr {
+                self.after_cr = false;
+                if byte == b'\n' {
+                    continue;
+                }
+            }
+            match byte {
+                b'\n' => self.end_line(&mut events),
+                b'\r' => {
+                    self.after_cr = true;
+                    self.end_line(&mut events);
+                }
+                _ => self.line.push(byte),
+            }
+        }
+        events
+    }
+
+    /// True when part of an event is buffered (the stream stopped mid-event).
+    pub fn has_partial_event(&self) -> bool {
+        !self.line.is_empty() || self.data.is_some()
+    }
+
+    fn end_line(&mut self, events: &mut Vec<String>) {
+        let line = std::mem::take(&mut self.line);
+        if line.is_empty() {
+            if let Some(data) = self.data.take() {
+                events.push(data);
+            }
+            return;
+        }
+        let line = String::from_utf8_lossy(&line);
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line.as_ref(), ""),
+        };
+        if field == "data" {
+            match &mut self.data {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(value);
+                }
+                None => self.data = Some(value.to_owned()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_EVENTS: &[u8] =
+        b": keep-alive\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\nid: 7\ndata:{\"b\":\ndata: 2}\n\n";
+
+    #[test]
+    fn any_chunking_gives_the_same_events() {
+        let expected = vec!["{\"a\":1}".to_owned(), "{\"b\":\n2}".to_owned()];
+        for size in 1..=TWO_EVENTS.len() {
+            let mut decoder = Decoder::new();
+            let events: Vec<String> = TWO_EVENTS
+                .chunks(size)
+                .flat_map(|chunk| decoder.push(chunk))
+                .collect();
+            assert_eq!(events, expected, "chunks of {size}");
+            assert!(!decoder.has_partial_event());
+        }
+    }
+
+    #[test]
+    fn cr_alone_ends_lines_and_bom_is_skipped() {
+        let mut decoder = Decoder::new();
+        assert_eq!(decoder.push(b"\xEF\xBB\xBFdata: x\r\rdata: y\r"), ["x"]);
+        assert_eq!(decoder.push(b"\n"), Vec::<String>::new());
+        assert_eq!(decoder.push(b"\r"), ["y"]);
+    }
+
+    #[test]
+    fn an_unfinished_event_is_held_not_emitted() {
+        let mut decoder = Decoder::new();
+        assert!(decoder.push(b"data: {\"half\"").is_empty());
+        assert!(decoder.has_partial_event());
+        assert!(decoder.push(b":1}\n").is_empty());
+        assert!(decoder.has_partial_event());
+        assert_eq!(decoder.push(b"\n"), ["{\"half\":1}"]);
+    }
+
+    #[test]
+    fn events_without_data_are_not_events() {
+        let mut decoder = Decoder::new();
+        assert!(
+            decoder
+                .push(b"event: ping\n\n: comment\n\nretry: 10\n\n")
+                .is_empty()
+        );
+        assert_eq!(decoder.push(b"data\n\n"), [""]);
+    }
+}

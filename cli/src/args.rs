@@ -46,6 +46,10 @@ pub enum Command {
         /// Send in this context.
         #[arg(long, value_name = "CONTEXT_ID")]
         context: Option<String>,
+        /// The message's id (default: a new UUID). Sending the same id again lets an agent
+        /// recognise a repeated message.
+        #[arg(long, value_name = "ID")]
+        message_id: Option<String>,
         /// Return as soon as the task exists instead of waiting for it to finish.
         #[arg(long, conflicts_with = "stream")]
         no_wait: bool,
@@ -111,9 +115,15 @@ pub struct Global {
     #[arg(long, global = true)]
     pub no_card: bool,
 
-    /// AgentCore session id (33-256 characters); generated when absent.
+    /// AgentCore session id (33-256 characters). Default: one id per agent URL and user,
+    /// the same on every run, so a `send` and a later `get` reach the same session (tasks
+    /// live in their session's microVM on AgentCore, and in its container in the emulator).
     #[arg(long, global = true, env = "A2A_SESSION_ID", value_name = "ID")]
     pub session: Option<String>,
+
+    /// Start a new session (a random id) instead of the URL's usual one.
+    #[arg(long, global = true, conflicts_with = "session")]
+    pub new_session: bool,
 
     /// Bearer token (`Authorization: Bearer …`), e.g. for an AgentCore JWT authorizer.
     #[arg(

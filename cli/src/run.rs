@@ -21,12 +21,16 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             stream,
             task,
             context,
+            message_id,
             no_wait,
         } => {
             let client = connect(global, url).await?;
             let mut params = a2a_client::text_params(text);
             params.message.task_id.clone_from(task);
             params.message.context_id.clone_from(context);
+            if let Some(id) = message_id {
+                params.message.message_id.clone_from(id);
+            }
             if *no_wait {
                 params.configuration = Some(model::SendConfiguration {
                     return_immediately: true,
@@ -195,8 +199,26 @@ async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
     }
     if let Some(session) = &global.session {
         builder = builder.session_id(session.clone());
+    } else if !global.new_session {
+        builder = builder.session_id(usual_session(url));
     }
     Ok(builder)
+}
+
+/// The session a user's runs against one URL share: `a2a-cli-` and two hashes of the user
+/// and the URL (40 characters), stable from run to run.
+fn usual_session(url: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let url = url.trim_end_matches('/');
+    let hash = |salt: u8| {
+        let mut hasher = std::hash::DefaultHasher::new();
+        (salt, &user, url).hash(&mut hasher);
+        hasher.finish()
+    };
+    format!("a2a-cli-{:016x}{:016x}", hash(1), hash(2))
 }
 
 async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {

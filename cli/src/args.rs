@@ -149,11 +149,17 @@ pub struct Global {
     #[arg(long, global = true, default_value = "X-API-Key", value_name = "NAME")]
     pub api_key_header: String,
 
-    /// Sign requests with AWS SigV4 (service bedrock-agentcore; credentials from the AWS
-    /// environment). On by default for bedrock-agentcore.*.amazonaws.com URLs without
-    /// other credentials.
+    /// Sign requests with AWS SigV4, credentials from the AWS environment (variables,
+    /// ~/.aws files, web identity, container or instance roles). On by default, without
+    /// other credentials, for AgentCore URLs (bedrock-agentcore.REGION.amazonaws.com,
+    /// service bedrock-agentcore) and Lambda function URLs (*.lambda-url.REGION.on.aws,
+    /// service lambda).
     #[arg(long, global = true, conflicts_with_all = ["bearer", "api_key"])]
     pub sigv4: bool,
+
+    /// The service to sign for (default: from the URL, else bedrock-agentcore).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub sigv4_service: Option<String>,
 
     /// Never sign with SigV4, even for AgentCore URLs.
     #[arg(long, global = true, conflicts_with = "sigv4")]

@@ -231,12 +231,20 @@ async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {
             key: key.clone(),
         });
     }
-    let host_region = a2a_client::card::parse_base(url)
+    let from_host = a2a_client::card::parse_base(url)
         .ok()
-        .and_then(|url| url.host_str().and_then(a2a_client::sigv4::region_from_host));
-    if global.sigv4 || (host_region.is_some() && !global.no_sigv4) {
+        .and_then(|url| url.host_str().and_then(a2a_client::sigv4::signing_for_host));
+    if global.sigv4 || (from_host.is_some() && !global.no_sigv4) {
+        let (host_service, host_region) = from_host.unzip();
         let region = global.region.clone().or(host_region);
-        let signer = a2a_client::sigv4::SigV4::from_environment(region).await?;
+        let service = global
+            .sigv4_service
+            .clone()
+            .or(host_service.map(str::to_owned))
+            .unwrap_or_else(|| a2a_client::auth::AGENTCORE_SERVICE.to_owned());
+        let signer = a2a_client::sigv4::SigV4::from_environment(region)
+            .await?
+            .with_service(service);
         return Ok(Auth::SigV4(signer));
     }
     Ok(Auth::None)

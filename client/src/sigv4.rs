@@ -131,12 +131,18 @@ impl SigV4 {
     }
 }
 
-/// The region in an AgentCore data-plane host (`bedrock-agentcore.us-west-2.amazonaws.com`
-/// gives `us-west-2`), if the host is one.
-pub fn region_from_host(host: &str) -> Option<String> {
-    let rest = host.strip_prefix("bedrock-agentcore.")?;
+/// The signing name and region an AWS endpoint's host implies: AgentCore's data plane
+/// (`bedrock-agentcore.us-west-2.amazonaws.com` → `bedrock-agentcore`, `us-west-2`) or a
+/// Lambda function URL (`abc.lambda-url.eu-west-1.on.aws` → `lambda`, `eu-west-1`).
+pub fn signing_for_host(host: &str) -> Option<(&'static str, String)> {
+    if let Some(rest) = host.strip_prefix("bedrock-agentcore.") {
+        let (region, domain) = rest.split_once('.')?;
+        return (domain.starts_with("amazonaws.com") && !region.is_empty())
+            .then(|| (AGENTCORE_SERVICE, region.to_owned()));
+    }
+    let (_, rest) = host.split_once(".lambda-url.")?;
     let (region, domain) = rest.split_once('.')?;
-    (domain.starts_with("amazonaws.com") && !region.is_empty()).then(|| region.to_owned())
+    (domain == "on.aws" && !region.is_empty()).then(|| ("lambda", region.to_owned()))
 }
 
 #[cfg(test)]
@@ -144,16 +150,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn region_comes_from_agentcore_hosts_only() {
+    fn service_and_region_come_from_aws_hosts_only() {
+        let signing =
+            |host| signing_for_host(host).map(|(service, region)| format!("{service} {region}"));
         assert_eq!(
-            region_from_host("bedrock-agentcore.us-west-2.amazonaws.com").as_deref(),
-            Some("us-west-2")
+            signing("bedrock-agentcore.us-west-2.amazonaws.com").as_deref(),
+            Some("bedrock-agentcore us-west-2")
         );
         assert_eq!(
-            region_from_host("bedrock-agentcore.cn-north-1.amazonaws.com.cn").as_deref(),
-            Some("cn-north-1")
+            signing("bedrock-agentcore.cn-north-1.amazonaws.com.cn").as_deref(),
+            Some("bedrock-agentcore cn-north-1")
         );
-        assert_eq!(region_from_host("example.com"), None);
-        assert_eq!(region_from_host("bedrock-agentcore.example.com"), None);
+        assert_eq!(
+            signing("abcdefgh123.lambda-url.eu-west-1.on.aws").as_deref(),
+            Some("lambda eu-west-1")
+        );
+        assert_eq!(signing("example.com"), None);
+        assert_eq!(signing("bedrock-agentcore.example.com"), None);
+        assert_eq!(signing("x.lambda-url.eu-west-1.example.com"), None);
     }
 }

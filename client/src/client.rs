@@ -345,44 +345,50 @@ impl Client {
         Error::invalid(self.endpoint.url.as_str(), detail)
     }
 
-    async fn unary(
+    /// Posts a JSON-RPC request for `operation`; returns its id and the outcome.
+    async fn post(
         &self,
         operation: Operation,
-        params: Value,
-    ) -> Result<Box<serde_json::value::RawValue>, Error> {
-        let (id, body) = self.transport.request(self.method(operation)?, &params);
+        params: &Value,
+        streaming: bool,
+    ) -> Result<(u64, Outcome), Error> {
+        let (id, body) = self.transport.request(self.method(operation)?, params);
         let call = Call {
             method: Method::POST,
             url: &self.endpoint.url,
             body: Some(body),
             version: Some(self.version()),
-            accept: "application/json",
+            accept: if streaming {
+                "text/event-stream"
+            } else {
+                "application/json"
+            },
             id: Some(id),
-            streaming: false,
+            streaming,
         };
-        match self.transport.execute(&call).await? {
-            Outcome::Body(body) => rpc::result(self.endpoint.url.as_str(), &body),
-            Outcome::Stream(_) => {
+        Ok((id, self.transport.execute(&call).await?))
+    }
+
+    async fn unary(
+        &self,
+        operation: Operation,
+        params: Value,
+    ) -> Result<Box<serde_json::value::RawValue>, Error> {
+        match self.post(operation, &params, false).await? {
+            (_, Outcome::Body(body)) => rpc::result(self.endpoint.url.as_str(), &body),
+            (_, Outcome::Stream(_)) => {
                 Err(self.invalid("a stream where one answer was expected".to_owned()))
             }
         }
     }
 
     async fn open_stream(&self, operation: Operation, params: Value) -> Result<EventStream, Error> {
-        let (id, body) = self.transport.request(self.method(operation)?, &params);
-        let call = Call {
-            method: Method::POST,
-            url: &self.endpoint.url,
-            body: Some(body),
-            version: Some(self.version()),
-            accept: "text/event-stream",
-            id: Some(id),
-            streaming: true,
-        };
         let url = self.endpoint.url.to_string();
-        match self.transport.execute(&call).await? {
-            Outcome::Stream(response) => Ok(EventStream::new(url, self.version(), id, response)),
-            Outcome::Body(body) => Ok(EventStream::single(
+        match self.post(operation, &params, true).await? {
+            (id, Outcome::Stream(response)) => {
+                Ok(EventStream::new(url, self.version(), id, response))
+            }
+            (id, Outcome::Body(body)) => Ok(EventStream::single(
                 url,
                 self.version(),
                 id,

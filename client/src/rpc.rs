@@ -217,9 +217,7 @@ impl Transport {
             .map(str::to_owned);
         if call.streaming
             && response.status().is_success()
-            && content_type
-                .as_deref()
-                .is_some_and(|t| t.starts_with("text/event-stream"))
+            && content_type.as_deref().is_some_and(is_event_stream)
         {
             return Ok(Outcome::Stream(response));
         }
@@ -327,6 +325,14 @@ pub fn event_result(url: &str, data: &str, id: u64) -> Result<Box<RawValue>, Err
     result(url, data.as_bytes())
 }
 
+/// `text/event-stream`, parameters and case aside (media types are case-insensitive).
+fn is_event_stream(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("text/event-stream"))
+}
+
 fn http_error(url: &str, status: u16, content_type: Option<&str>, body: &[u8]) -> Error {
     Error::Http {
         url: url.to_owned(),
@@ -353,6 +359,24 @@ fn snippet(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn event_stream_media_types_match_whatever_the_case() {
+        for yes in [
+            "text/event-stream",
+            "Text/Event-Stream; charset=utf-8",
+            " text/event-stream ;x=1",
+        ] {
+            assert!(is_event_stream(yes), "{yes}");
+        }
+        for no in [
+            "application/json",
+            "text/event-streams",
+            "text/plain; text/event-stream",
+        ] {
+            assert!(!is_event_stream(no), "{no}");
+        }
+    }
 
     #[test]
     fn session_ids_are_long_enough_for_agentcore() {

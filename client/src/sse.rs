@@ -15,9 +15,14 @@ pub struct Decoder {
     data: Option<String>,
     /// The previous chunk ended with CR: a LF at the start of the next one is part of it.
     after_cr: bool,
-    /// Nothing read yet: a UTF-8 byte order mark is skipped.
+    /// Bytes of a leading UTF-8 byte order mark matched so far (it is skipped however the
+    /// reads cut it), until the first byte that is not part of one.
+    bom_matched: usize,
+    /// Past the place a byte order mark could be.
     started: bool,
 }
+
+const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 
 impl Decoder {
     /// A decoder at the start of a stream.
@@ -26,13 +31,19 @@ impl Decoder {
     }
 
     /// Feeds a chunk; returns the data of every event it completed, in order.
-    pub fn push(&mut self, mut chunk: &[u8]) -> Vec<String> {
+    pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
         let mut events = Vec::new();
-        if !self.started && !chunk.is_empty() {
-            self.started = true;
-            chunk = chunk.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(chunk);
-        }
         for &byte in chunk {
+            if !self.started {
+                if BOM.get(self.bom_matched) == Some(&byte) {
+                    self.bom_matched += 1;
+                    self.started = self.bom_matched == BOM.len();
+                    continue;
+                }
+                // Not a byte order mark after all: what looked like one is content.
+                self.started = true;
+                self.line.extend_from_slice(&BOM[..self.bom_matched]);
+            }
             if self.after_cr {
                 self.after_cr = false;
                 if byte == b'\n' {
@@ -111,6 +122,21 @@ mod tests {
         assert_eq!(decoder.push(b"\xEF\xBB\xBFdata: x\r\rdata: y\r"), ["x"]);
         assert_eq!(decoder.push(b"\n"), Vec::<String>::new());
         assert_eq!(decoder.push(b"\r"), ["y"]);
+    }
+
+    #[test]
+    fn a_bom_cut_by_reads_is_skipped_and_a_lookalike_is_kept() {
+        let mut decoder = Decoder::new();
+        assert!(decoder.push(b"\xEF").is_empty());
+        assert!(decoder.push(b"\xBB").is_empty());
+        assert_eq!(decoder.push(b"\xBFdata: a\n\n"), ["a"]);
+        assert_eq!(
+            decoder.push(b"\xEF\xBB\xBFdata: b\n\n"),
+            Vec::<String>::new()
+        );
+        let mut lookalike = Decoder::new();
+        assert_eq!(lookalike.push(b"\xEFdata: c\n\n"), Vec::<String>::new());
+        assert!(!lookalike.has_partial_event());
     }
 
     #[test]

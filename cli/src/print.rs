@@ -21,12 +21,22 @@ pub fn state(state: TaskState) -> &'static str {
     }
 }
 
-/// One part as text: text as it is, data as JSON, files by name or URL.
+/// One part as text: text (and text files) as it is, data as JSON, other files by name
+/// or URL.
 fn part_text(part: &model::Part) -> String {
     match &part.content {
         PartContent::Text(text) => text.clone(),
         PartContent::Data(data) => data.to_string(),
         PartContent::Url(url) => format!("[file {url}]"),
+        PartContent::Bytes(bytes)
+            if part
+                .media_type
+                .as_deref()
+                .is_some_and(|t| t.starts_with("text/"))
+                && std::str::from_utf8(bytes).is_ok() =>
+        {
+            String::from_utf8_lossy(bytes).into_owned()
+        }
         PartContent::Bytes(bytes) => format!(
             "[file {} ({} bytes{})]",
             part.filename.as_deref().unwrap_or("unnamed"),

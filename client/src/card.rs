@@ -224,6 +224,21 @@ impl AgentCard {
                 protocol_version: card_version.clone(),
             });
         }
+        // Hybrid cards often declare one interface twice (in supportedInterfaces and as the
+        // v0.3 url): keep the first.
+        let mut unique: Vec<Interface> = Vec::with_capacity(interfaces.len());
+        for interface in interfaces {
+            let seen = unique.iter().any(|kept| {
+                kept.url == interface.url
+                    && kept.binding.eq_ignore_ascii_case(&interface.binding)
+                    && kept.version() == interface.version()
+                    && kept.version().is_some()
+            });
+            if !seen {
+                unique.push(interface);
+            }
+        }
+        let interfaces = unique;
         if interfaces.is_empty() {
             return Err(card_error(
                 "declares no interface (neither supportedInterfaces nor url)".to_owned(),
@@ -364,11 +379,13 @@ mod tests {
             "preferredTransport": "JSONRPC",
             "supportedInterfaces": [
                 {"url": "http://h/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                {"url": "http://h/v10/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                {"url": "http://h/v10/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": "http://h/v03/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
             ],
             "capabilities": {"streaming": true}
         }));
         assert!(hybrid.streaming);
+        assert_eq!(hybrid.interfaces.len(), 3, "{:?}", hybrid.interfaces);
         assert!(!hybrid.push_notifications);
         let chosen = hybrid.select(None).unwrap();
         assert_eq!(

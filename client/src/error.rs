@@ -243,7 +243,7 @@ impl RpcError {
             }
             ErrorCode::TaskNotCancelable => "the task has already finished",
             ErrorCode::UnsupportedOperation => {
-                "the agent does not offer this: check its card's capabilities"
+                "the agent does not offer this here: check its card's capabilities (a resubscribe to a task that has already finished is refused too: get it instead)"
             }
             ErrorCode::VersionNotSupported => {
                 "try the other protocol version (--protocol 0.3 or 1.0)"

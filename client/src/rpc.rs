@@ -203,6 +203,8 @@ impl Transport {
             .build()
             .map_err(|error| fail(Error::transport(url, error)))?;
         self.auth.apply(&mut request).await.map_err(fail)?;
+        let sent = Instant::now();
+        tracing::debug!(method = %call.method, url, "request");
         let response = self
             .http
             .execute(request)
@@ -210,6 +212,12 @@ impl Transport {
             .map_err(|error| fail(Error::transport(url, error)))?;
         self.keep_session(response.headers());
         let status = response.status().as_u16();
+        tracing::debug!(
+            status,
+            elapsed_ms = sent.elapsed().as_millis() as u64,
+            session = %self.session_id(),
+            "answer"
+        );
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)

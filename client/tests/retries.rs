@@ -256,7 +256,10 @@ async fn the_time_budget_counts_the_waits() {
         panic!("expected RetriesExhausted, got {error:?}")
     };
     // However slow the machine, waits of 100 ms fit at most twice in 250 ms.
-    assert!((1..=3).contains(&attempts), "{attempts} attempts in {elapsed:?}");
+    assert!(
+        (1..=3).contains(&attempts),
+        "{attempts} attempts in {elapsed:?}"
+    );
     assert_eq!(posts(&server).await.len(), attempts as usize);
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The official A2A clients, unmodified, against a2a-emulator (echo agent):
 # Python a2a-sdk (python/) and JS @a2a-js/sdk (js/), each on the v1.0 and v0.3 wire.
+# Then the reverse: our `a2a` CLI against echo agents built on the official SDKs'
+# servers (python/echo_server.py, js/echo_server.js; python/test_our_cli.py starts them).
 # Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
 set -euo pipefail
 
@@ -70,9 +72,14 @@ export A2A_EMULATOR_URL="$url"
 
 status=0
 echo "interop: Python a2a-sdk"
-(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider) || status=1
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_official_client.py) || status=1
 echo "interop: JS @a2a-js/sdk"
 (cd "$here/js" && node --test) || status=1
+
+echo "interop: our a2a CLI against the official Python and JS SDK servers"
+(cd "$root" && cargo build -q -p a2a-cli)
+export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_our_cli.py) || status=1
 
 if [ "$status" -ne 0 ]; then
     echo "interop: FAILED; emulator log:" >&2

@@ -5,6 +5,7 @@
 //! an agent's event into a task change, so every host follows the same rules.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -46,6 +47,24 @@ pub struct Stored {
     pub version: u64,
 }
 
+/// A task as stored, shared rather than copied: what [`TaskStore::get_shared`] answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedStored {
+    /// The task.
+    pub task: Arc<Task>,
+    /// Its version: every write makes a new one.
+    pub version: u64,
+}
+
+impl From<Stored> for SharedStored {
+    fn from(stored: Stored) -> Self {
+        Self {
+            task: Arc::new(stored.task),
+            version: stored.version,
+        }
+    }
+}
+
 /// Where tasks live between requests.
 ///
 /// Writes are conditional, so two writers (two Lambda instances, a runner and a cancel)
@@ -60,6 +79,18 @@ pub trait TaskStore: Send + Sync + 'static {
     async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError>;
     /// One page of tasks matching the filters, newest status first.
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
+
+    /// [`TaskStore::get`], shared: a store that keeps tasks in memory answers without
+    /// copying the task. The default copies what `get` answers.
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        Ok(self.get(id).await?.map(SharedStored::from))
+    }
+
+    /// [`TaskStore::put`], shared: a store that keeps tasks in memory keeps this one
+    /// without copying it. The default writes with `put`.
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.put(task, expected).await
+    }
 }
 
 /// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
@@ -79,7 +110,7 @@ pub struct InMemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Tasks {
-    by_id: HashMap<String, Stored>,
+    by_id: HashMap<String, SharedStored>,
     /// Ids in the order they were first saved.
     order: std::collections::VecDeque<String>,
 }
@@ -130,25 +161,41 @@ impl Tasks {
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        Ok(self.inner.read().await.by_id.get(id).cloned())
+        Ok(self.inner.read().await.by_id.get(id).map(|stored| Stored {
+            task: Task::clone(&stored.task),
+            version: stored.version,
+        }))
     }
 
     async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.put_shared(&Arc::new(task.clone()), expected).await
+    }
+
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        Ok(self.inner.read().await.by_id.get(id).cloned())
+    }
+
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
         let mut tasks = self.inner.write().await;
-        let current = tasks.by_id.get(&task.id).map(|stored| stored.version);
-        if current != expected {
-            return Err(StoreError::Conflict(task.id.clone()));
+        let tasks = &mut *tasks;
+        match (tasks.by_id.get_mut(&task.id), expected) {
+            (Some(stored), Some(expected)) if stored.version == expected => {
+                stored.version += 1;
+                stored.task = Arc::clone(task);
+                Ok(stored.version)
+            }
+            (None, None) => {
+                let stored = SharedStored {
+                    task: Arc::clone(task),
+                    version: 1,
+                };
+                tasks.by_id.insert(task.id.clone(), stored);
+                tasks.order.push_back(task.id.clone());
+                tasks.evict(self.capacity);
+                Ok(1)
+            }
+            _ => Err(StoreError::Conflict(task.id.clone())),
         }
-        let version = current.map_or(1, |version| version + 1);
-        let stored = Stored {
-            task: task.clone(),
-            version,
-        };
-        if tasks.by_id.insert(task.id.clone(), stored).is_none() {
-            tasks.order.push_back(task.id.clone());
-            tasks.evict(self.capacity);
-        }
-        Ok(version)
     }
 
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
@@ -156,7 +203,7 @@ impl TaskStore for InMemoryTaskStore {
         let mut matching: Vec<&Task> = tasks
             .by_id
             .values()
-            .map(|stored| &stored.task)
+            .map(|stored| &*stored.task)
             .filter(|task| {
                 params
                     .context_id
@@ -227,14 +274,34 @@ fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
 /// The current time as an RFC 3339 timestamp with milliseconds (`2026-01-02T03:04:05.678Z`).
 pub fn now_rfc3339() -> String {
     let now = time::OffsetDateTime::now_utc();
-    let millis = now.millisecond();
-    let whole = now.replace_millisecond(0).unwrap_or(now);
-    let text = whole
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default();
-    match text.strip_suffix('Z') {
-        Some(stem) => format!("{stem}.{millis:03}Z"),
-        None => text,
+    // RFC 3339 has four-digit years only.
+    let Some(year) = u32::try_from(now.year()).ok().filter(|year| *year <= 9999) else {
+        return String::new();
+    };
+    // Written digit by digit: this runs for every status change, and `format!` or the
+    // `time` formatter cost several times more.
+    let mut text = String::with_capacity(24);
+    push_digits(&mut text, year, 4);
+    for (separator, value, width) in [
+        ('-', u32::from(u8::from(now.month())), 2),
+        ('-', u32::from(now.day()), 2),
+        ('T', u32::from(now.hour()), 2),
+        (':', u32::from(now.minute()), 2),
+        (':', u32::from(now.second()), 2),
+        ('.', u32::from(now.millisecond()), 3),
+    ] {
+        text.push(separator);
+        push_digits(&mut text, value, width);
+    }
+    text.push('Z');
+    text
+}
+
+/// Appends the last `width` decimal digits of `value`, zero-padded.
+fn push_digits(text: &mut String, value: u32, width: u32) {
+    for place in (0..width).rev() {
+        let digit = value / 10u32.pow(place) % 10;
+        text.push(char::from_digit(digit, 10).unwrap_or('0'));
     }
 }
 

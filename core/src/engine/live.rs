@@ -13,7 +13,7 @@ use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
 use crate::error::{Error, Refusal};
 use crate::health::Health;
 use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
-use crate::tasks::{self, Applied, StoreError, Stored, TaskStore};
+use crate::tasks::{self, Applied, SharedStored, StoreError, TaskStore};
 
 /// How many events a slow subscriber may fall behind before it is cut off.
 const BROADCAST_CAPACITY: usize = 64;
@@ -35,10 +35,8 @@ pub(crate) type Update = Result<StreamEvent, Error>;
 /// A task whose agent is running.
 pub(crate) struct LiveTask {
     /// The task as it stands and its stored version; the lock also orders saves and
-    /// broadcasts.
-    pub state: Mutex<Stored>,
-    /// Every applied event goes here.
-    pub updates: broadcast::Sender<Update>,
+    /// broadcasts (every applied event goes to the task's topic in the [`Registry`]).
+    pub state: Mutex<SharedStored>,
     /// Fired by a cancel.
     pub cancel: CancellationToken,
     /// Moves once, from running to ended or failed.
@@ -49,12 +47,10 @@ pub(crate) struct LiveTask {
 pub(crate) enum Started {
     /// The agent replied directly: no task.
     Message(Message),
-    /// A task exists (created or continued) and runs: its state when it started and a
-    /// receiver subscribed before the first change.
+    /// A task exists (created or continued) and runs: its state when it started.
     Task {
         live: Arc<LiveTask>,
-        initial: Task,
-        updates: broadcast::Receiver<Update>,
+        initial: Arc<Task>,
         settled: watch::Receiver<Settled>,
     },
     /// The agent failed before saying anything.
@@ -63,8 +59,10 @@ pub(crate) enum Started {
 
 /// The live tasks of one engine, and the update channel of every task someone follows.
 ///
-/// A task's channel outlives its runners: a subscriber to a task waiting for input keeps
-/// receiving when a follow-up message starts the agent again, until the task ends.
+/// A channel is made only when someone follows the task (a stream or a subscription), so
+/// a plain send costs no channel. A task's channel outlives its runners: a subscriber to
+/// a task waiting for input keeps receiving when a follow-up message starts the agent
+/// again, until the task ends.
 #[derive(Default)]
 pub(crate) struct Registry {
     tasks: SyncMutex<HashMap<String, Arc<LiveTask>>>,
@@ -80,16 +78,28 @@ impl Registry {
             .clone()
     }
 
-    /// Forgets a task's channel (it ended); current receivers still get what was sent.
-    fn close_topic(&self, id: &str) {
-        self.lock_topics().remove(id);
+    /// Sends an update to the task's followers, if it has any; `last` forgets the channel
+    /// (the task ended): current receivers still get what was sent.
+    fn publish(&self, id: &str, update: Update, last: bool) {
+        let mut topics = self.lock_topics();
+        if topics.is_empty() {
+            return;
+        }
+        if let Some(topic) = topics.get(id) {
+            let _ = topic.send(update);
+        }
+        if last {
+            topics.remove(id);
+        }
     }
 
     /// Forgets the channels nobody follows of tasks that do not run.
     fn prune_topics(&self) {
         let tasks = self.lock();
-        self.lock_topics()
-            .retain(|id, topic| topic.receiver_count() > 0 || tasks.contains_key(id));
+        let mut topics = self.lock_topics();
+        if !topics.is_empty() {
+            topics.retain(|id, topic| topic.receiver_count() > 0 || tasks.contains_key(id));
+        }
     }
 
     fn lock_topics(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Update>>> {
@@ -148,7 +158,7 @@ pub(crate) struct RunnerDeps {
 pub(crate) async fn start(
     deps: RunnerDeps,
     context: RequestContext,
-    previous: Option<Stored>,
+    previous: Option<SharedStored>,
 ) -> Started {
     let (report, started) = oneshot::channel();
     tokio::spawn(run(deps, context, previous, report));
@@ -168,15 +178,15 @@ pub(crate) async fn start(
 async fn run(
     deps: RunnerDeps,
     context: RequestContext,
-    previous: Option<Stored>,
+    previous: Option<SharedStored>,
     report: oneshot::Sender<Started>,
 ) {
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
-    let mut runner = Runner {
+    let mut runner = Work {
         request_id: context.request_id.clone(),
         task_id: context.task_id.clone(),
         context_id: context.context_id.clone(),
-        user_message: context.message.clone(),
+        user_message: Some(context.message.clone()),
         cancel: context.cancellation.clone(),
         previous,
         report: Some(report),
@@ -225,31 +235,42 @@ async fn run(
     let Some(live) = runner.live.take() else {
         return;
     };
-    finish(&deps, &live, failure.is_some(), &runner.request_id).await;
+    finish(
+        &deps,
+        &live,
+        failure.is_some(),
+        &runner.request_id,
+        &runner.task_id,
+    )
+    .await;
     deps.registry.remove(&runner.task_id, &live, &deps.health);
 }
 
 /// What a runner knows while its agent works.
-struct Runner {
+struct Work {
     request_id: String,
     task_id: String,
     context_id: String,
-    user_message: Message,
+    /// Taken when the task begins.
+    user_message: Option<Message>,
     cancel: CancellationToken,
-    previous: Option<Stored>,
+    previous: Option<SharedStored>,
     report: Option<oneshot::Sender<Started>>,
     live: Option<Arc<LiveTask>>,
 }
 
-impl Runner {
+impl Work {
     async fn on_event(&mut self, deps: &RunnerDeps, event: AgentEvent) {
-        if self.live.is_none() {
-            if let (AgentEvent::Message(message), None) = (&event, &self.previous) {
+        let event = match (event, self.live.is_none() && self.previous.is_none()) {
+            (AgentEvent::Message(message), true) => {
                 if let Some(report) = self.report.take() {
-                    let _ = report.send(Started::Message(message.clone()));
+                    let _ = report.send(Started::Message(message));
                 }
                 return;
             }
+            (event, _) => event,
+        };
+        if self.live.is_none() {
             if self.report.is_none() {
                 // The agent replied directly, or the task could not be stored.
                 tracing::debug!(
@@ -271,8 +292,8 @@ impl Runner {
             deps,
             &self.task_id,
             &self.context_id,
-            &self.user_message,
-            self.previous.clone(),
+            self.user_message.take(),
+            self.previous.take(),
             &self.cancel,
             &mut self.report,
         )
@@ -287,18 +308,21 @@ async fn begin(
     deps: &RunnerDeps,
     task_id: &str,
     context_id: &str,
-    user_message: &Message,
-    previous: Option<Stored>,
+    user_message: Option<Message>,
+    previous: Option<SharedStored>,
     cancel: &CancellationToken,
     report: &mut Option<oneshot::Sender<Started>>,
 ) -> Option<Arc<LiveTask>> {
-    let mut message = user_message.clone();
-    message.task_id = Some(task_id.to_owned());
-    message.context_id = Some(context_id.to_owned());
+    let message = user_message.map(|mut message| {
+        message.task_id = Some(task_id.to_owned());
+        message.context_id = Some(context_id.to_owned());
+        message
+    });
     let expected = previous.as_ref().map(|stored| stored.version);
     let task = match previous {
-        Some(Stored { mut task, .. }) => {
-            task.history.push(message);
+        Some(SharedStored { task, .. }) => {
+            let mut task = Task::clone(&task);
+            task.history.extend(message);
             task
         }
         None => Task {
@@ -310,11 +334,12 @@ async fn begin(
                 timestamp: Some(tasks::now_rfc3339()),
             },
             artifacts: Vec::new(),
-            history: vec![message],
+            history: message.into_iter().collect(),
             metadata: None,
         },
     };
-    let version = match deps.store.put(&task, expected).await {
+    let task = Arc::new(task);
+    let version = match deps.store.put_shared(&task, expected).await {
         Ok(version) => version,
         Err(error) => {
             tracing::error!(task_id, %error, "storing the task failed");
@@ -335,15 +360,12 @@ async fn begin(
             return None;
         }
     };
-    let updates = deps.registry.topic(task_id);
-    let receiver = updates.subscribe();
     let (settled, settled_receiver) = watch::channel(Settled::Running);
     let live = Arc::new(LiveTask {
-        state: Mutex::new(Stored {
-            task: task.clone(),
+        state: Mutex::new(SharedStored {
+            task: Arc::clone(&task),
             version,
         }),
-        updates,
         cancel: cancel.clone(),
         settled,
     });
@@ -353,7 +375,6 @@ async fn begin(
         let _ = report.send(Started::Task {
             live: Arc::clone(&live),
             initial: task,
-            updates: receiver,
             settled: settled_receiver,
         });
     }
@@ -370,25 +391,27 @@ const CONFLICT_RETRIES: usize = 3;
 /// (and tells the agent to stop); otherwise the event is applied to it and written again.
 async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_id: &str) {
     let mut stored = live.state.lock().await;
+    let mut event = event;
     for _ in 0..=CONFLICT_RETRIES {
-        let mut next = stored.task.clone();
-        let applied = match tasks::apply(&mut next, event.clone()) {
+        let mut next = Task::clone(&stored.task);
+        let applied = match tasks::apply(&mut next, event) {
             Ok(applied) => applied,
             Err(error) => {
                 tracing::debug!(request_id, task_id = next.id, %error, "agent event ignored");
                 return;
             }
         };
-        match deps.store.put(&next, Some(stored.version)).await {
+        let next = Arc::new(next);
+        match deps.store.put_shared(&next, Some(stored.version)).await {
             Ok(version) => {
-                *stored = Stored {
+                *stored = SharedStored {
                     task: next,
                     version,
                 };
                 publish(deps, live, &stored.task, applied);
                 return;
             }
-            Err(StoreError::Conflict(_)) => match deps.store.get(&next.id).await {
+            Err(StoreError::Conflict(_)) => match deps.store.get_shared(&next.id).await {
                 Ok(Some(fresh)) => {
                     let ended_elsewhere = fresh.task.status.state.is_terminal();
                     *stored = fresh;
@@ -405,13 +428,15 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
                         publish(deps, live, &stored.task, status);
                         return;
                     }
+                    // Apply the same event to the fresh task.
+                    event = unapplied(applied);
                 }
                 Ok(None) | Err(_) => break,
             },
             Err(error) => {
                 // The store is down: the clients connected here still see the change.
                 tracing::error!(request_id, task_id = next.id, %error, "storing a task failed");
-                *stored = Stored {
+                *stored = SharedStored {
                     task: next,
                     version: stored.version,
                 };
@@ -427,6 +452,22 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
     );
 }
 
+/// The event an applied change came from (to apply it again after a conflict, without
+/// keeping a copy of every event for the rare case).
+fn unapplied(applied: Applied) -> AgentEvent {
+    match applied {
+        Applied::Status(update) => AgentEvent::Status {
+            state: update.status.state,
+            message: update.status.message,
+        },
+        Applied::Artifact(update) => AgentEvent::Artifact {
+            artifact: update.artifact,
+            append: update.append,
+            last_chunk: update.last_chunk,
+        },
+    }
+}
+
 /// Broadcasts an applied change and settles the task when it ended.
 fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applied) {
     let ended = task.status.state.ends_stream();
@@ -434,10 +475,8 @@ fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applied) {
         Applied::Status(status) => StreamEvent::StatusUpdate(status),
         Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
     };
-    let _ = live.updates.send(Ok(event));
-    if task.status.state.is_terminal() {
-        deps.registry.close_topic(&task.id);
-    }
+    deps.registry
+        .publish(&task.id, Ok(event), task.status.state.is_terminal());
     if ended {
         live.settled.send_if_modified(|settled| {
             let running = *settled == Settled::Running;
@@ -452,9 +491,10 @@ fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applied) {
 /// Closes the task when the agent returns: completed if it left it running; failed if
 /// the agent failed, after telling subscribers (-32603, generic) so that a stream ends
 /// with the error and a waiting send answers with it.
-async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &str) {
+async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &str, task_id: &str) {
     if failed {
-        let _ = live.updates.send(Err(Error::bare(Refusal::Internal)));
+        deps.registry
+            .publish(task_id, Err(Error::bare(Refusal::Internal)), false);
         live.settled
             .send_replace(Settled::Failed(Error::bare(Refusal::Internal)));
     }
@@ -491,7 +531,7 @@ pub(crate) async fn cancel_live(
     deps: &RunnerDeps,
     live: &LiveTask,
     request_id: &str,
-) -> Result<Task, Error> {
+) -> Result<Arc<Task>, Error> {
     {
         let stored = live.state.lock().await;
         if stored.task.status.state.is_terminal() {
@@ -509,7 +549,7 @@ pub(crate) async fn cancel_live(
         request_id,
     )
     .await;
-    let task = live.state.lock().await.task.clone();
+    let task = Arc::clone(&live.state.lock().await.task);
     if task.status.state == TaskState::Canceled {
         Ok(task)
     } else {

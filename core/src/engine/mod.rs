@@ -9,6 +9,7 @@ mod live;
 mod media;
 mod respond;
 
+use std::borrow::Cow;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use crate::jsonrpc::{self, Id};
 use crate::model::{
     Message, Role, SendMessageParams, SendResult, StreamEvent, Task, TaskState, TaskStatus,
 };
-use crate::tasks::{self, StoreError, Stored, TaskStore};
+use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
 use crate::wire::{v0_3, v1_0};
 
@@ -248,7 +249,7 @@ impl Engine {
                     ProtocolVersion::V1_0 => v1_0::parse_get_task_params(params)?,
                 };
                 let task = self.load(&params.id).await?;
-                let task = tasks::view(&task, params.history_length, true);
+                let task = trimmed(&task, params.history_length);
                 Ok(json(respond::task(version, id, &task)))
             }
             Operation::ListTasks => {
@@ -309,35 +310,35 @@ impl Engine {
         }
     }
 
-    async fn load(&self, task_id: &str) -> Result<Task, Error> {
+    async fn load(&self, task_id: &str) -> Result<Arc<Task>, Error> {
         self.load_stored(task_id).await.map(|stored| stored.task)
     }
 
-    async fn load_stored(&self, task_id: &str) -> Result<Stored, Error> {
+    async fn load_stored(&self, task_id: &str) -> Result<SharedStored, Error> {
         self.deps
             .store
-            .get(task_id)
+            .get_shared(task_id)
             .await
             .map_err(|error| internal(&error))?
             .ok_or_else(|| task_not_found(task_id))
     }
 
-    /// Checks the message and starts (or continues) its task.
-    async fn start(
+    /// Checks the message and prepares the start (or continuation) of its task: what the
+    /// agent will be told, and the stored task it continues.
+    async fn prepare(
         &self,
-        params: &SendMessageParams,
+        message: Message,
         call: &CallContext,
-    ) -> Result<Started, Error> {
-        let message = &params.message;
+    ) -> Result<(RequestContext, Option<SharedStored>), Error> {
         if message.role != Role::User {
             return Err(Error::invalid_params(
                 "params.message.role: a client's message must have the user role",
             ));
         }
-        media::check(&self.card, message)?;
+        media::check(&self.card, &message)?;
         let previous = match &message.task_id {
             None => None,
-            Some(task_id) => Some(self.continuable(task_id, message).await?),
+            Some(task_id) => Some(self.continuable(task_id, &message).await?),
         };
         let task_id = previous.as_ref().map_or_else(
             || uuid::Uuid::new_v4().to_string(),
@@ -349,22 +350,22 @@ impl Engine {
             .or_else(|| message.context_id.clone())
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let context = RequestContext {
-            message: message.clone(),
+            message,
             task_id,
             context_id,
-            previous: previous.as_ref().map(|stored| stored.task.clone()),
+            previous: previous.as_ref().map(|stored| Task::clone(&stored.task)),
             session_id: call.session_id.clone(),
             request_id: call.request_id.clone(),
             cancellation: CancellationToken::new(),
         };
-        Ok(live::start(self.deps.runner(), context, previous).await)
+        Ok((context, previous))
     }
 
     /// The task a follow-up message continues, if the rules allow it.
     ///
     /// A task whose agent is still running but that already reached an interrupted state
     /// (the agent asked for input and is returning) is continued from its live state.
-    async fn continuable(&self, task_id: &str, message: &Message) -> Result<Stored, Error> {
+    async fn continuable(&self, task_id: &str, message: &Message) -> Result<SharedStored, Error> {
         let stored = match self.deps.registry.get(task_id) {
             Some(live) => {
                 let stored = live.state.lock().await.clone();
@@ -411,8 +412,10 @@ impl Engine {
         params: SendMessageParams,
         call: &CallContext,
     ) -> Result<Vec<u8>, Error> {
-        let configuration = params.configuration.clone().unwrap_or_default();
-        match self.start(&params, call).await? {
+        let configuration = params.configuration.unwrap_or_default();
+        let (context, previous) = self.prepare(params.message, call).await?;
+        let started = live::start(self.deps.runner(), context, previous).await;
+        match started {
             Started::Failed(error) => Err(error),
             Started::Message(message) => Ok(respond::send_result(
                 version,
@@ -422,17 +425,15 @@ impl Engine {
             Started::Task {
                 live,
                 initial,
-                updates,
                 settled,
             } => {
-                drop(updates);
                 let task = if configuration.return_immediately {
                     initial
                 } else {
                     wait_for_rest(&live, settled).await?
                 };
-                let task = tasks::view(&task, configuration.history_length, true);
-                Ok(respond::send_result(version, id, &SendResult::Task(task)))
+                let task = trimmed(&task, configuration.history_length);
+                Ok(respond::send_task(version, id, &task))
             }
         }
     }
@@ -444,15 +445,19 @@ impl Engine {
         params: SendMessageParams,
         call: &CallContext,
     ) -> Result<Reply, Error> {
-        match self.start(&params, call).await? {
+        let (context, previous) = self.prepare(params.message, call).await?;
+        // Follow the task before it can change.
+        let updates = self.deps.registry.topic(&context.task_id).subscribe();
+        let started = live::start(self.deps.runner(), context, previous).await;
+        match started {
             Started::Failed(error) => Err(error),
             Started::Message(message) => {
                 let event = respond::stream_event(version, id, &StreamEvent::Message(message));
                 Ok(Reply::Stream(Box::pin(stream::iter([event]))))
             }
-            Started::Task {
-                initial, updates, ..
-            } => Ok(self.event_stream(version, id.clone(), initial, updates, ends_stream)),
+            Started::Task { initial, .. } => {
+                Ok(self.event_stream(version, id.clone(), initial, updates, ends_stream))
+            }
         }
     }
 
@@ -467,7 +472,7 @@ impl Engine {
         // may arrive twice, never not at all.
         let updates = self.deps.registry.topic(task_id).subscribe();
         let task = match self.deps.registry.get(task_id) {
-            Some(live) => live.state.lock().await.task.clone(),
+            Some(live) => Arc::clone(&live.state.lock().await.task),
             None => stored,
         };
         if task.status.state.is_terminal() {
@@ -488,11 +493,12 @@ impl Engine {
         &self,
         version: ProtocolVersion,
         id: Id,
-        initial: Task,
+        initial: Arc<Task>,
         updates: broadcast::Receiver<Update>,
         last: fn(&StreamEvent) -> bool,
     ) -> Reply {
         let profile = self.profile;
+        let initial = Arc::unwrap_or_clone(initial);
         let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
         let rest = stream::unfold(Some((updates, id)), move |state| async move {
             let (mut updates, id) = state?;
@@ -519,21 +525,23 @@ impl Engine {
 
     /// Cancels a task: through its runner when it runs here, else by a conditional write
     /// (retried when another writer, perhaps another instance, changed it meanwhile).
-    async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Task, Error> {
+    async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
         if let Some(live) = self.deps.registry.get(task_id) {
             return live::cancel_live(&self.deps.runner(), &live, &call.request_id).await;
         }
         for _ in 0..3 {
-            let Stored { mut task, version } = self.load_stored(task_id).await?;
+            let SharedStored { task, version } = self.load_stored(task_id).await?;
             if task.status.state.is_terminal() {
                 return Err(live::not_cancelable(&task));
             }
+            let mut task = Task::clone(&task);
             task.status = TaskStatus {
                 state: TaskState::Canceled,
                 message: None,
                 timestamp: Some(tasks::now_rfc3339()),
             };
-            match self.deps.store.put(&task, Some(version)).await {
+            let task = Arc::new(task);
+            match self.deps.store.put_shared(&task, Some(version)).await {
                 Ok(_) => return Ok(task),
                 Err(StoreError::Conflict(_)) => continue,
                 Err(error) => return Err(internal(&error)),
@@ -550,7 +558,7 @@ impl Engine {
 async fn wait_for_rest(
     live: &LiveTask,
     mut settled: watch::Receiver<Settled>,
-) -> Result<Task, Error> {
+) -> Result<Arc<Task>, Error> {
     let outcome = settled
         .wait_for(|settled| *settled != Settled::Running)
         .await
@@ -558,7 +566,18 @@ async fn wait_for_rest(
     match outcome {
         Ok(Settled::Failed(error)) => Err(error),
         // Ended, or the runner is gone (it settles before it goes): the task as it is.
-        _ => Ok(live.state.lock().await.task.clone()),
+        _ => Ok(Arc::clone(&live.state.lock().await.task)),
+    }
+}
+
+/// The task as a client asked to see it: its last `history_length` messages (`None`: all);
+/// a copy only when some are left out.
+fn trimmed(task: &Task, history_length: Option<u32>) -> Cow<'_, Task> {
+    match history_length {
+        Some(keep) if task.history.len() > keep as usize => {
+            Cow::Owned(tasks::view(task, history_length, true))
+        }
+        _ => Cow::Borrowed(task),
     }
 }
 

@@ -39,6 +39,15 @@ pub(crate) fn send_result(version: ProtocolVersion, id: &Id, result: &SendResult
     }
 }
 
+/// The result of a send that made or continued a task (as [`send_result`] writes
+/// `SendResult::Task`, without owning the task).
+pub(crate) fn send_task(version: ProtocolVersion, id: &Id, task: &Task) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::SendResult::Task(v0_3::task(task))),
+        ProtocolVersion::V1_0 => success(id, &v1_0::SendMessageResponse::Task(v1_0::task(task))),
+    }
+}
+
 /// One stream event, as the JSON of one JSON-RPC response.
 pub(crate) fn stream_event(version: ProtocolVersion, id: &Id, event: &StreamEvent) -> Vec<u8> {
     match version {

@@ -18,6 +18,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt as _;
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -95,16 +96,22 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
             .route(&format!("{trimmed}/"), rpc.clone())
             .route(&trimmed, rpc);
     }
-    router
+    let routes = router
         .route(CARD_PATH, get(card))
         .route("/ping", get(ping))
         .fallback(not_found)
-        .with_state(state)
-        .layer(DefaultBodyLimit::max(options.max_body_bytes))
-        .layer(CatchPanicLayer::custom(|_| panic_response()))
-        .layer(TraceLayer::new_for_http())
-        .layer(PropagateRequestIdLayer::x_request_id())
+        .with_state(state);
+    // The layers wrap the whole router once, rather than each route through
+    // `Router::layer`: every layer there is a boxed service cloned, and a boxed future
+    // made, per request.
+    let layered = ServiceBuilder::new()
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http())
+        .layer(CatchPanicLayer::custom(|_| panic_response()))
+        .layer(DefaultBodyLimit::max(options.max_body_bytes))
+        .service(routes);
+    Router::new().fallback_service(layered)
 }
 /// The path of a public URL without its trailing slash (`https://h/a2a/v1/` → `/a2a/v1`),
 /// when it is not `/`: JSON-RPC is served there too.

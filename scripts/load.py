@@ -10,7 +10,10 @@ time over the run) and peak RSS (VmHWM). Targets:
   front          the emulator as `make run` starts it (AgentCore front, throttling off)
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent.
 
-Usage: scripts/load.py [--seconds N] [--connections N]   (needs wrk: apt-get install wrk)
+Usage: scripts/load.py [--seconds N] [--connections N] [--rounds N] [--pin]
+(needs wrk: apt-get install wrk). On a shared 2-core machine runs swing by ±20%: --rounds
+repeats every target in turn and reports the median round, --pin puts the server on CPU 0
+and wrk (one thread) on CPU 1 (taskset), which steadies the CPU figure.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TICKS = os.sysconf("SC_CLK_TCK")
+PIN = False
 
 
 def free_port():
@@ -63,11 +67,15 @@ def first_answer(port, body, headers, deadline=10.0):
     raise SystemExit(f"no answer on port {port} within {deadline}s")
 
 
+def pinned(cpu, command):
+    return ["taskset", "-c", str(cpu), *command] if PIN else command
+
+
 def wrk(port, seconds, connections, version):
     env = dict(os.environ, A2A_LOAD_VERSION=version)
     output = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
-         "-s", os.path.join(ROOT, "scripts", "load.lua"), f"http://127.0.0.1:{port}/"],
+        pinned(1, ["wrk", "-t1" if PIN else "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
+         "-s", os.path.join(ROOT, "scripts", "load.lua"), f"http://127.0.0.1:{port}/"]),
         env=env, capture_output=True, text=True, check=True,
     ).stdout
     total = int(re.search(r"(\d+) requests in", output).group(1))
@@ -94,7 +102,7 @@ def measure(name, command, version, seconds, connections):
             '"messageId":"m","role":"user","parts":[{"kind":"text","text":"hello"}]}}}')
     headers = {"Content-Type": "application/json", "A2A-Version": version}
     env = dict(os.environ, RUST_LOG="warn")
-    process = subprocess.Popen(command(port), stdout=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(pinned(0, command(port)), stdout=subprocess.DEVNULL, env=env)
     try:
         startup = first_answer(port, body, headers)
         before = cpu_seconds(process.pid)
@@ -116,9 +124,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--pin", action="store_true")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is required: apt-get install wrk")
+    if args.pin:
+        if not shutil.which("taskset") or (os.cpu_count() or 1) < 2:
+            sys.exit("--pin needs taskset and two CPUs")
+        global PIN
+        PIN = True
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator",
                     "--bin", "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
     release = os.path.join(ROOT, "target", "release")
@@ -127,12 +142,20 @@ def main():
         return lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port),
                              "--agent", "echo", "--rate-limit", "0", *extra]
 
-    rows = [measure("ceiling (axum+serde_json echo)", ceiling, "0.3", args.seconds, args.connections)]
+    targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3")]
     for label, command in [("container", emulator("--container-only")), ("front", emulator())]:
         for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
-            rows.append(measure(f"{label} v{version} {method}", command, version,
-                                args.seconds, args.connections))
-    print(f"\n{args.connections} connections, {args.seconds}s each, wrk -t2 on the same machine\n")
+            targets.append((f"{label} v{version} {method}", command, version))
+    runs = {name: [] for name, _, _ in targets}
+    for _ in range(max(args.rounds, 1)):
+        for name, command, version in targets:
+            runs[name].append(measure(name, command, version, args.seconds, args.connections))
+    # The median round of each target, by CPU per request.
+    rows = [sorted(runs[name], key=lambda run: run["cpu_us"])[len(runs[name]) // 2]
+            for name, _, _ in targets]
+    how = "server on CPU 0, wrk -t1 on CPU 1" if PIN else "wrk -t2 on the same machine"
+    print(f"\n{args.connections} connections, {args.seconds}s each, {how}, "
+          f"median of {max(args.rounds, 1)} round(s)\n")
     print(f"{'target':34} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs/req':>11} "
           f"{'× ceiling':>9} {'peak RSS MiB':>12} {'startup ms':>10} {'errors':>6}")
     base = rows[0]["cpu_us"]

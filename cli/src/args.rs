@@ -13,8 +13,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Exit codes: 0 success; 1 the agent or platform answered with an error (JSON-RPC), or
 /// cannot do what was asked; 2 bad usage or configuration; 3 no usable answer (cannot
 /// connect, an HTTP error without a JSON-RPC body, an invalid response or card, a stream
-/// cut short, signing failed); 4 still refused after every retry (throttled or session
-/// busy); 5 `send` ended with the task failed, rejected or canceled.
+/// cut short, signing failed); 4 throttled or session busy, after every retry; 5 the task
+/// ended failed, rejected or canceled (`send`, `resubscribe`).
 #[derive(Debug, Parser)]
 #[command(name = "a2a", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
@@ -121,8 +121,9 @@ pub struct Global {
     #[arg(long, global = true, env = "A2A_SESSION_ID", value_name = "ID")]
     pub session: Option<String>,
 
-    /// Start a new session (a random id) instead of the URL's usual one.
-    #[arg(long, global = true, conflicts_with = "session")]
+    /// Start a new session (a random id, printed) instead of the URL's usual one; wins
+    /// over --session and A2A_SESSION_ID.
+    #[arg(long, global = true)]
     pub new_session: bool,
 
     /// Bearer token (`Authorization: Bearer …`), e.g. for an AgentCore JWT authorizer.
@@ -153,8 +154,8 @@ pub struct Global {
     /// ~/.aws files, web identity, container or instance roles). On by default, without
     /// other credentials, for AgentCore URLs (bedrock-agentcore.REGION.amazonaws.com,
     /// service bedrock-agentcore) and Lambda function URLs (*.lambda-url.REGION.on.aws,
-    /// service lambda).
-    #[arg(long, global = true, conflicts_with_all = ["bearer", "api_key"])]
+    /// service lambda). Wins over --bearer and --api-key (and their variables).
+    #[arg(long, global = true)]
     pub sigv4: bool,
 
     /// The service to sign for (default: from the URL, else bedrock-agentcore).
@@ -180,6 +181,11 @@ pub struct Global {
     /// Timeout of a non-streaming call, in seconds.
     #[arg(long, global = true, default_value_t = 900, value_name = "SECONDS")]
     pub timeout: u64,
+
+    /// Give up on a stream that sends nothing (not even a keep-alive) for this many
+    /// seconds; 0 waits forever.
+    #[arg(long, global = true, default_value_t = 300, value_name = "SECONDS")]
+    pub stream_idle_timeout: u64,
 
     /// Print results as JSON (JSON Lines for streams), as the protocol version spells them.
     #[arg(long, global = true)]

@@ -6,8 +6,8 @@
 //! | 1 | the agent or platform answered with a JSON-RPC error, or cannot do what was asked |
 //! | 2 | bad usage or configuration (clap's own usage errors are 2 as well) |
 //! | 3 | no usable answer: cannot connect, HTTP error without a JSON-RPC body, invalid response or card, stream cut short, signing failed |
-//! | 4 | still refused after every retry (throttled, session busy) |
-//! | 5 | `send` ended with the task failed, rejected or canceled |
+//! | 4 | throttled or session busy (-32053, retryable -32054), after every retry |
+//! | 5 | the task ended failed, rejected or canceled (`send`, `resubscribe`) |
 
 use std::process::ExitCode;
 
@@ -22,7 +22,7 @@ pub const RPC_ERROR: u8 = 1;
 pub const USAGE: u8 = 2;
 /// No usable answer.
 pub const NO_ANSWER: u8 = 3;
-/// Retries exhausted.
+/// Throttled or session busy, after every retry.
 pub const RETRIES_EXHAUSTED: u8 = 4;
 /// The task ended unsuccessfully.
 pub const TASK_UNSUCCESSFUL: u8 = 5;
@@ -30,6 +30,7 @@ pub const TASK_UNSUCCESSFUL: u8 = 5;
 /// The exit code for an error.
 pub fn code(error: &Error) -> u8 {
     match error {
+        Error::Rpc(rpc) if rpc.is_retryable() => RETRIES_EXHAUSTED,
         Error::Rpc(_) | Error::Unsupported { .. } => RPC_ERROR,
         Error::Config(_) => USAGE,
         Error::RetriesExhausted { .. } => RETRIES_EXHAUSTED,

@@ -37,12 +37,14 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
                     ..Default::default()
                 });
             }
-            if *stream {
+            let code = if *stream {
                 let events = client.stream(&params).await?;
                 follow(global, &client, events).await
             } else {
                 send(global, &client, &params).await
-            }
+            };
+            report_session(global, url, &client);
+            code
         }
         Command::Get { url, task, history } => {
             let client = connect(global, url).await?;
@@ -176,10 +178,44 @@ fn outcome(state: Option<TaskState>) -> u8 {
 
 async fn connect(global: &Global, url: &str) -> Result<Client, Error> {
     let builder = builder(global, url).await?;
-    if global.no_card {
-        builder.endpoint()
+    let client = if global.no_card {
+        builder.endpoint()?
     } else {
-        builder.connect().await
+        builder.connect().await?
+    };
+    warn_if_credentials_leave(global, url, &client);
+    Ok(client)
+}
+
+/// A bearer token or API key goes wherever the card says the agent is: say so when that is
+/// another origin than the URL given.
+fn warn_if_credentials_leave(global: &Global, url: &str, client: &Client) {
+    if global.sigv4 || (global.bearer.is_none() && global.api_key.is_none()) {
+        return;
+    }
+    let Ok(base) = a2a_client::card::parse_base(url) else {
+        return;
+    };
+    let endpoint = client.endpoint_url();
+    if base.origin() != endpoint.origin() {
+        eprintln!(
+            "warning: the agent card sends requests to {}; your credentials go there too",
+            endpoint.origin().ascii_serialization()
+        );
+    }
+}
+
+/// Prints the session id when the user could not know it: a new one, or one the server
+/// chose.
+fn report_session(global: &Global, url: &str, client: &Client) {
+    let sent = if global.new_session {
+        None
+    } else {
+        Some(global.session.clone().unwrap_or_else(|| usual_session(url)))
+    };
+    let now = client.session_id();
+    if sent.as_deref() != Some(now.as_str()) {
+        eprintln!("session: {now} (pass --session {now} to come back to it)");
     }
 }
 
@@ -190,6 +226,10 @@ async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
     let mut builder = Client::builder(url)
         .retry(retry)
         .timeout(Some(Duration::from_secs(global.timeout)))
+        .stream_idle_timeout(
+            (global.stream_idle_timeout > 0)
+                .then(|| Duration::from_secs(global.stream_idle_timeout)),
+        )
         .auth(auth(global, url).await?);
     if let Some(protocol) = global.protocol {
         builder = builder.protocol(match protocol {
@@ -197,10 +237,9 @@ async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
             Protocol::V1_0 => ProtocolVersion::V1_0,
         });
     }
-    if let Some(session) = &global.session {
-        builder = builder.session_id(session.clone());
-    } else if !global.new_session {
-        builder = builder.session_id(usual_session(url));
+    if !global.new_session {
+        let session = global.session.clone().unwrap_or_else(|| usual_session(url));
+        builder = builder.session_id(session);
     }
     Ok(builder)
 }
@@ -222,14 +261,16 @@ fn usual_session(url: &str) -> String {
 }
 
 async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {
-    if let Some(token) = &global.bearer {
-        return Ok(Auth::Bearer(token.clone()));
-    }
-    if let Some(key) = &global.api_key {
-        return Ok(Auth::ApiKey {
-            header: global.api_key_header.clone(),
-            key: key.clone(),
-        });
+    if !global.sigv4 {
+        if let Some(token) = &global.bearer {
+            return Ok(Auth::Bearer(token.clone()));
+        }
+        if let Some(key) = &global.api_key {
+            return Ok(Auth::ApiKey {
+                header: global.api_key_header.clone(),
+                key: key.clone(),
+            });
+        }
     }
     let from_host = a2a_client::card::parse_base(url)
         .ok()

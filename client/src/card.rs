@@ -116,9 +116,21 @@ fn escape_runtime_arn(base: &str) -> String {
         return base.to_owned();
     };
     let arn_start = start + "/runtimes/".len();
-    let arn_end = base[arn_start..]
-        .find("/invocations")
-        .map_or(base.len(), |offset| arn_start + offset);
+    // The ARN runs to `/invocations` as a whole segment (a runtime may be named
+    // `invocationsBot`), else to the query, fragment or a trailing slash.
+    let rest = &base[arn_start..];
+    let stop = rest.find(['?', '#']).unwrap_or(rest.len());
+    let path = &rest[..stop];
+    let invocations = path
+        .match_indices("/invocations")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            matches!(
+                path[at + "/invocations".len()..].chars().next(),
+                None | Some('/')
+            )
+        });
+    let arn_end = arn_start + invocations.unwrap_or_else(|| path.trim_end_matches('/').len());
     let arn = &base[arn_start..arn_end];
     let escaped: String = arn
         .chars()
@@ -352,6 +364,20 @@ mod tests {
         assert_eq!(
             card_url(base).unwrap().as_str(),
             "https://bedrock-agentcore.us-east-1.amazonaws.com/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-x1Y2/invocations/.well-known/agent-card.json"
+        );
+    }
+
+    #[test]
+    fn the_arn_ends_at_the_invocations_segment_not_a_name_that_starts_with_it() {
+        let base = "https://h/runtimes/arn:aws:bedrock-agentcore:us-east-1:1:runtime/invocationsBot-Ab12/invocations?qualifier=DEFAULT";
+        assert_eq!(
+            card_url(base).unwrap().as_str(),
+            "https://h/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A1%3Aruntime%2FinvocationsBot-Ab12/invocations/.well-known/agent-card.json?qualifier=DEFAULT"
+        );
+        let bare = "https://h/runtimes/arn:aws:bedrock-agentcore:us-east-1:1:runtime/a-B1/";
+        assert_eq!(
+            card_url(bare).unwrap().as_str(),
+            "https://h/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A1%3Aruntime%2Fa-B1/.well-known/agent-card.json"
         );
     }
 

@@ -11,7 +11,7 @@ use url::Url;
 use crate::auth::Auth;
 use crate::card::{self, AgentCard, Endpoint};
 use crate::error::Error;
-use crate::protocol;
+use crate::protocol::{self, StreamKind};
 use crate::retry::RetryPolicy;
 use crate::rpc::{self, Call, Outcome, SESSION_ID_LENGTH, Transport};
 use crate::stream::EventStream;
@@ -20,6 +20,9 @@ use crate::stream::EventStream;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default timeout of a non-streaming call: AgentCore's synchronous limit (15 minutes).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+/// Default time a stream may stay silent (servers send keep-alive comments every 15 s or
+/// so), and a stream's answer may take to begin.
+pub const STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// Configures a [`Client`].
 #[derive(Debug, Clone)]
@@ -32,6 +35,7 @@ pub struct ClientBuilder {
     session: Option<String>,
     connect_timeout: Duration,
     timeout: Option<Duration>,
+    stream_idle_timeout: Option<Duration>,
     http: Option<reqwest::Client>,
 }
 
@@ -67,6 +71,13 @@ impl ClientBuilder {
         self
     }
 
+    /// How long a stream may stay silent, and its answer take to begin (default
+    /// [`STREAM_IDLE_TIMEOUT`]); `None` for no limit.
+    pub fn stream_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stream_idle_timeout = timeout;
+        self
+    }
+
     /// Connect timeout (default [`CONNECT_TIMEOUT`]).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -81,11 +92,12 @@ impl ClientBuilder {
 
     fn transport(self) -> Result<(Transport, String, Option<ProtocolVersion>), Error> {
         if let Some(session) = &self.session
-            && (!SESSION_ID_LENGTH.contains(&session.len()) || !session.is_ascii())
+            && (!SESSION_ID_LENGTH.contains(&session.len())
+                || !session.bytes().all(|byte| byte.is_ascii_graphic()))
         {
             return Err(Error::Config(format!(
-                "the session id must be 33 to 256 ASCII characters (got {})",
-                session.len()
+                "the session id must be 33 to 256 printable ASCII characters without spaces (got {} characters)",
+                session.chars().count()
             )));
         }
         self.auth.validate()?;
@@ -97,7 +109,8 @@ impl ClientBuilder {
                 .build()
                 .map_err(|error| Error::Config(format!("building the HTTP client: {error}")))?,
         };
-        let transport = Transport::new(http, self.auth, self.retry, self.timeout, self.session);
+        let mut transport = Transport::new(http, self.auth, self.retry, self.timeout, self.session);
+        transport.stream_idle = self.stream_idle_timeout;
         Ok((transport, self.base, self.version))
     }
 
@@ -176,6 +189,7 @@ impl Client {
             session: None,
             connect_timeout: CONNECT_TIMEOUT,
             timeout: Some(REQUEST_TIMEOUT),
+            stream_idle_timeout: Some(STREAM_IDLE_TIMEOUT),
             http: None,
         }
     }
@@ -242,6 +256,7 @@ impl Client {
     pub async fn stream(&self, params: &model::SendMessageParams) -> Result<EventStream, Error> {
         self.require_streaming("stream")?;
         self.open_stream(
+            StreamKind::Send,
             Operation::Stream,
             protocol::send_params(self.version(), params),
         )
@@ -315,6 +330,7 @@ impl Client {
         self.require_streaming("resubscribe")?;
         let params = task_id(id);
         self.open_stream(
+            StreamKind::Subscription,
             Operation::Subscribe,
             protocol::subscribe_params(self.version(), &params),
         )
@@ -382,15 +398,24 @@ impl Client {
         }
     }
 
-    async fn open_stream(&self, operation: Operation, params: Value) -> Result<EventStream, Error> {
+    async fn open_stream(
+        &self,
+        kind: StreamKind,
+        operation: Operation,
+        params: Value,
+    ) -> Result<EventStream, Error> {
         let url = self.endpoint.url.to_string();
         match self.post(operation, &params, true).await? {
-            (id, Outcome::Stream(response)) => {
-                Ok(EventStream::new(url, self.version(), id, response))
-            }
+            (id, Outcome::Stream(response)) => Ok(EventStream::new(
+                url,
+                (self.version(), kind),
+                id,
+                response,
+                self.transport.stream_idle,
+            )),
             (id, Outcome::Body(body)) => Ok(EventStream::single(
                 url,
-                self.version(),
+                (self.version(), kind),
                 id,
                 String::from_utf8_lossy(&body).into_owned(),
             )),

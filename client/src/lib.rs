@@ -17,8 +17,9 @@
 //! - **Sessions**: `X-Amzn-Bedrock-AgentCore-Runtime-Session-Id` is sent on every request
 //!   (given or generated), and an id the server returns is kept for the next one.
 //! - **Auth**: bearer token, API key header, or SigV4 for `bedrock-agentcore` ([`Auth`]).
-//! - **Streams**: SSE decoded as it arrives into typed events ([`EventStream`]); a stream
-//!   that ends before a final event says so.
+//! - **Streams**: SSE decoded as it arrives into typed events ([`EventStream`]); a send
+//!   stream ends when the task ends or waits for the client, a subscription when it ends; a
+//!   stream cut short, or silent past [`STREAM_IDLE_TIMEOUT`], says so.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), a2a_client::Error> {
@@ -48,7 +49,9 @@ mod stream;
 pub use a2a_core::{ProtocolVersion, model};
 pub use auth::Auth;
 pub use card::AgentCard;
-pub use client::{CONNECT_TIMEOUT, Client, ClientBuilder, REQUEST_TIMEOUT, text_params};
+pub use client::{
+    CONNECT_TIMEOUT, Client, ClientBuilder, REQUEST_TIMEOUT, STREAM_IDLE_TIMEOUT, text_params,
+};
 pub use error::{Error, RpcError};
 pub use retry::RetryPolicy;
 pub use rpc::new_session_id;

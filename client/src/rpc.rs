@@ -36,6 +36,8 @@ pub struct Transport {
     pub(crate) auth: Auth,
     pub(crate) retry: RetryPolicy,
     pub(crate) timeout: Option<Duration>,
+    /// For streams: how long the answer may take to begin (and, in the stream, to go on).
+    pub(crate) stream_idle: Option<Duration>,
     session: Mutex<String>,
     next_id: AtomicU64,
 }
@@ -108,6 +110,7 @@ impl Transport {
             auth,
             retry,
             timeout,
+            stream_idle: None,
             session: Mutex::new(session.unwrap_or_else(new_session_id)),
             next_id: AtomicU64::new(1),
         }
@@ -205,11 +208,17 @@ impl Transport {
         self.auth.apply(&mut request).await.map_err(fail)?;
         let sent = Instant::now();
         tracing::debug!(method = %call.method, url, "request");
-        let response = self
-            .http
-            .execute(request)
-            .await
-            .map_err(|error| fail(Error::transport(url, error)))?;
+        let pending = self.http.execute(request);
+        let answered = match (call.streaming, self.stream_idle) {
+            (true, Some(limit)) => tokio::time::timeout(limit, pending).await.map_err(|_| {
+                fail(Error::StreamInterrupted {
+                    url: url.to_owned(),
+                    detail: format!("no answer began within {}s", limit.as_secs()),
+                })
+            })?,
+            _ => pending.await,
+        };
+        let response = answered.map_err(|error| fail(Error::transport(url, error)))?;
         self.keep_session(response.headers());
         let status = response.status().as_u16();
         tracing::debug!(
@@ -235,10 +244,17 @@ impl Transport {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let body = response
-            .bytes()
-            .await
-            .map_err(|error| fail(Error::transport(url, error)))?;
+        let reading = response.bytes();
+        let read = match (call.streaming, self.stream_idle) {
+            (true, Some(limit)) => tokio::time::timeout(limit, reading).await.map_err(|_| {
+                fail(Error::StreamInterrupted {
+                    url: url.to_owned(),
+                    detail: format!("the answer did not end within {}s", limit.as_secs()),
+                })
+            })?,
+            _ => reading.await,
+        };
+        let body = read.map_err(|error| fail(Error::transport(url, error)))?;
         if call.id.is_none() {
             // Not JSON-RPC (the card): a 2xx body is the answer; otherwise read an error.
             if (200..300).contains(&status) {

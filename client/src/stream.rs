@@ -3,13 +3,15 @@
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use a2a_core::{ProtocolVersion, model};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
+use tokio::time::{Instant, Sleep};
 
 use crate::error::Error;
-use crate::protocol;
+use crate::protocol::{self, StreamKind};
 use crate::rpc;
 use crate::sse::Decoder;
 
@@ -18,17 +20,25 @@ type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 /// The events of `message/stream` / `SendStreamingMessage` or of a resubscription, typed,
 /// in the order the agent sent them.
 ///
-/// The stream ends after the event that ends it (a message, or a task or status in a
-/// terminal or interrupted state); if the connection ends or breaks before that, the last
-/// item is [`Error::StreamInterrupted`]. A JSON-RPC error sent as an event is yielded as
-/// [`Error::Rpc`] and ends the stream.
+/// The stream ends after the event that ends it: a message, a terminal state, or — for a
+/// send stream — a status update saying the task waits for the client (a subscription stays
+/// open across input-required, as the server keeps it). A connection the server closes
+/// after an interrupted state also ends it quietly. If the connection ends or breaks before
+/// any of that, or nothing (not even a keep-alive comment) arrives for the idle timeout,
+/// the last item is [`Error::StreamInterrupted`]. A JSON-RPC error sent as an event is
+/// yielded as [`Error::Rpc`] and ends the stream.
 pub struct EventStream {
     url: String,
     version: ProtocolVersion,
+    kind: StreamKind,
     id: u64,
     body: Option<Body>,
     decoder: Decoder,
     pending: VecDeque<String>,
+    /// The last state an event reported.
+    last_state: Option<model::TaskState>,
+    /// How long the body may stay silent, and the timer counting it down.
+    idle: Option<(Duration, Pin<Box<Sleep>>)>,
     /// Set once the last item has been yielded.
     over: bool,
 }
@@ -46,31 +56,43 @@ impl std::fmt::Debug for EventStream {
 impl EventStream {
     pub(crate) fn new(
         url: String,
-        version: ProtocolVersion,
+        (version, kind): (ProtocolVersion, StreamKind),
         id: u64,
         response: reqwest::Response,
+        idle_timeout: Option<Duration>,
     ) -> Self {
         Self {
             url,
             version,
+            kind,
             id,
             body: Some(Box::pin(response.bytes_stream())),
             decoder: Decoder::new(),
             pending: VecDeque::new(),
+            last_state: None,
+            idle: idle_timeout.map(|limit| (limit, Box::pin(tokio::time::sleep(limit)))),
             over: false,
         }
     }
 
     /// A stream of one already-read answer (a server that answered a stream request with
     /// plain JSON).
-    pub(crate) fn single(url: String, version: ProtocolVersion, id: u64, data: String) -> Self {
+    pub(crate) fn single(
+        url: String,
+        (version, kind): (ProtocolVersion, StreamKind),
+        id: u64,
+        data: String,
+    ) -> Self {
         Self {
             url,
             version,
+            kind,
             id,
             body: None,
             decoder: Decoder::new(),
             pending: VecDeque::from([data]),
+            last_state: None,
+            idle: None,
             over: false,
         }
     }
@@ -107,17 +129,48 @@ impl Stream for EventStream {
             }
             if let Some(data) = self.pending.pop_front() {
                 return match self.event(&data) {
-                    Ok(event) if protocol::ends_stream(&event) => self.finish(Ok(event)),
-                    Ok(event) => Poll::Ready(Some(Ok(event))),
+                    Ok(event) => {
+                        if let Some(state) = protocol::state_of(&event) {
+                            self.last_state = Some(state);
+                        }
+                        if protocol::ends_stream(self.kind, &event) {
+                            self.finish(Ok(event))
+                        } else {
+                            Poll::Ready(Some(Ok(event)))
+                        }
+                    }
                     Err(error) => self.finish(Err(error)),
                 };
             }
+            let waiting_for_client = self.last_state.is_some_and(|state| state.ends_stream());
             let Some(body) = self.body.as_mut() else {
+                if waiting_for_client {
+                    self.over = true;
+                    return Poll::Ready(None);
+                }
                 let detail = "no event ended the task's stream".to_owned();
                 let url = self.url.clone();
                 return self.finish(Err(Error::StreamInterrupted { url, detail }));
             };
-            match body.as_mut().poll_next(cx) {
+            let polled = body.as_mut().poll_next(cx);
+            if polled.is_pending() {
+                if let Some((limit, timer)) = self.idle.as_mut()
+                    && timer.as_mut().poll(cx).is_ready()
+                {
+                    let detail = format!(
+                        "nothing arrived for {}s (not even a keep-alive)",
+                        limit.as_secs()
+                    );
+                    let url = self.url.clone();
+                    return self.finish(Err(Error::StreamInterrupted { url, detail }));
+                }
+                return Poll::Pending;
+            }
+            if let Some((limit, timer)) = self.idle.as_mut() {
+                let limit = *limit;
+                timer.as_mut().reset(Instant::now() + limit);
+            }
+            match polled {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Some(Ok(chunk))) => {
                     let events = self.decoder.push(&chunk);
@@ -127,6 +180,12 @@ impl Stream for EventStream {
                     let url = self.url.clone();
                     let detail = Error::transport(&url, error).to_string();
                     return self.finish(Err(Error::StreamInterrupted { url, detail }));
+                }
+                Poll::Ready(None) if waiting_for_client && !self.decoder.has_partial_event() => {
+                    // The server closed after the task started waiting for the client.
+                    self.over = true;
+                    self.body = None;
+                    return Poll::Ready(None);
                 }
                 Poll::Ready(None) => {
                     let detail = if self.decoder.has_partial_event() {

@@ -7,6 +7,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use a2a_client::model::{PartContent, StreamEvent, TaskState};
 use a2a_client::{Client, Error, EventStream, ProtocolVersion, text_params};
 use common::{RawServer, Reply, fast_retry, message_v10, rpc_error, rpc_result};
@@ -551,4 +553,110 @@ async fn the_sse_content_type_is_matched_case_insensitively() {
     let event = first_item(&server).await.unwrap();
 
     assert!(matches!(event, StreamEvent::Task(_)), "{event:?}");
+}
+
+#[tokio::test]
+async fn a_follow_up_stream_goes_on_past_the_reopened_tasks_first_snapshot() {
+    // A follow-up to an input-required task: its first snapshot still says input-required.
+    fn body(id: u64) -> String {
+        [
+            task("TASK_STATE_INPUT_REQUIRED"),
+            status("TASK_STATE_WORKING"),
+            artifact("answer", false, true),
+            status("TASK_STATE_COMPLETED"),
+        ]
+        .iter()
+        .map(|event| format!("{}\n\n", data(id, event)))
+        .collect()
+    }
+    let server = RawServer::start(vec![sse(body)]).await;
+    let client = client(&server.url);
+    let mut params = text_params("my answer");
+    params.message.task_id = Some("t-1".to_owned());
+
+    let mut stream = client.stream(&params).await.unwrap();
+
+    assert!(matches!(next(&mut stream).await, StreamEvent::Task(_)));
+    assert!(matches!(
+        next(&mut stream).await,
+        StreamEvent::StatusUpdate(_)
+    ));
+    assert_eq!(text_of(&next(&mut stream).await), "answer");
+    let StreamEvent::StatusUpdate(done) = next(&mut stream).await else {
+        panic!("expected the final status")
+    };
+    assert_eq!(done.status.state, TaskState::Completed);
+    assert_over(&mut stream).await;
+}
+
+#[tokio::test]
+async fn a_subscription_stays_open_across_input_required() {
+    fn body(id: u64) -> String {
+        [
+            status("TASK_STATE_INPUT_REQUIRED"),
+            status("TASK_STATE_WORKING"),
+            status("TASK_STATE_COMPLETED"),
+        ]
+        .iter()
+        .map(|event| format!("{}\n\n", data(id, event)))
+        .collect()
+    }
+    let server = RawServer::start(vec![sse(body)]).await;
+    let client = client(&server.url);
+
+    let mut stream = client.resubscribe("t-1").await.unwrap();
+
+    let mut states = Vec::new();
+    while let Some(event) = stream.next_event().await {
+        let StreamEvent::StatusUpdate(update) = event.unwrap() else {
+            panic!("status updates only")
+        };
+        states.push(update.status.state);
+    }
+    assert_eq!(
+        states,
+        [
+            TaskState::InputRequired,
+            TaskState::Working,
+            TaskState::Completed
+        ]
+    );
+}
+
+/// A server that answers with a stream's head and a keep-alive, then says nothing more
+/// (holding the connection open until the test ends).
+async fn silent_stream_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut buffer = vec![0; 65536];
+        let _ = socket.read(&mut buffer).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n: keep-alive\n\n";
+        socket.write_all(head.as_bytes()).await.unwrap();
+        socket.flush().await.unwrap();
+        std::future::pending::<()>().await;
+        drop(socket);
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_silent_stream_ends_at_the_idle_timeout() {
+    let url = silent_stream_server().await;
+    let client = Client::builder(&url)
+        .retry(fast_retry())
+        .stream_idle_timeout(Some(Duration::from_millis(200)))
+        .endpoint()
+        .unwrap();
+
+    let mut stream = client.resubscribe("t-1").await.unwrap();
+
+    let error = stream.next_event().await.unwrap().unwrap_err();
+    let Error::StreamInterrupted { detail, .. } = &error else {
+        panic!("expected StreamInterrupted, got {error:?}")
+    };
+    assert!(detail.contains("nothing arrived"), "{detail}");
+    assert_over(&mut stream).await;
 }

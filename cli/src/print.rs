@@ -188,10 +188,8 @@ impl StreamPrinter {
     }
 
     fn track(&mut self, event: &StreamEvent) {
-        match event {
-            StreamEvent::Task(task) => self.last_state = Some(task.status.state),
-            StreamEvent::StatusUpdate(update) => self.last_state = Some(update.status.state),
-            _ => {}
+        if let Some(state) = protocol::state_of(event) {
+            self.last_state = Some(state);
         }
     }
 

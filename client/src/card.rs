@@ -17,8 +17,10 @@ use url::Url;
 
 use crate::error::Error;
 
-/// Where the card is, relative to the base.
-pub const CARD_PATH: &str = ".well-known/agent-card.json";
+/// Where the card is, relative to the base (the server's path without its leading `/`).
+pub fn card_path() -> &'static str {
+    a2a_core::http::CARD_PATH.trim_start_matches('/')
+}
 
 /// An agent card as far as this client needs it, with the card's JSON kept whole.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +77,7 @@ pub struct Endpoint {
 /// [`Error::Config`] for a URL that is not absolute http(s).
 pub fn card_url(base: &str) -> Result<Url, Error> {
     let base = parse_base(base)?;
-    if base.path().ends_with("/.well-known/agent-card.json") {
+    if base.path().ends_with(a2a_core::http::CARD_PATH) {
         return Ok(base);
     }
     let mut directory = base.clone();
@@ -84,7 +86,7 @@ pub fn card_url(base: &str) -> Result<Url, Error> {
         directory.set_path(&path);
     }
     let mut url = directory
-        .join(CARD_PATH)
+        .join(card_path())
         .map_err(|error| Error::Config(format!("{base}: {error}")))?;
     url.set_query(base.query());
     Ok(url)

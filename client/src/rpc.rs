@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use a2a_core::ProtocolVersion;
-use a2a_core::http::SESSION_HEADER;
+use a2a_core::http::{SESSION_HEADER, SESSION_ID_LENGTH};
 use a2a_core::version::VERSION_HEADER;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
@@ -20,9 +20,6 @@ use url::Url;
 use crate::auth::Auth;
 use crate::error::{Error, RpcError};
 use crate::retry::{RetryPolicy, is_retryable};
-
-/// Session ids AgentCore accepts: 33 to 256 characters.
-pub const SESSION_ID_LENGTH: std::ops::RangeInclusive<usize> = 33..=256;
 
 /// A new session id: `a2a-` and a UUID without dashes (36 characters).
 pub fn new_session_id() -> String {

@@ -32,6 +32,8 @@ use crate::version::VERSION_HEADER;
 pub const CARD_PATH: &str = "/.well-known/agent-card.json";
 /// The AgentCore session header, passed to agents as their session id.
 pub const SESSION_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-session-id";
+/// Shortest and longest session id AgentCore accepts in [`SESSION_HEADER`].
+pub const SESSION_ID_LENGTH: std::ops::RangeInclusive<usize> = 33..=256;
 /// The request id header (made when absent, returned on every response).
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// Default request body limit: AgentCore's 100 MB payload limit.

@@ -35,9 +35,8 @@ use sessions::{Sessions, Unavailable};
 pub const SESSION_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-session-id";
 /// The per-request id header the platform adds.
 pub const REQUEST_ID_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-request-id";
-/// Shortest and longest session id a client may send.
-pub const SESSION_ID_LENGTH: std::ops::RangeInclusive<usize> = 33..=256;
-const CARD_PATH: &str = "/.well-known/agent-card.json";
+use a2a_core::http::CARD_PATH;
+pub use a2a_core::http::SESSION_ID_LENGTH;
 
 /// How the front behaves.
 pub struct FrontConfig {

@@ -10,6 +10,8 @@
 //! standard input, and exits when the pipe closes.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use a2a_agent::Config;
 use a2a_agent::dynamo::{CONTEXT_INDEX, DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
-use a2a_core::engine::{CallContext, Engine, Reply};
+use a2a_core::engine::Engine;
 use a2a_core::model::{
     Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
 };
@@ -31,6 +33,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
     KeyType, Projection, ProjectionType, ScalarAttributeType, TimeToLiveSpecification,
 };
+use common::rpc;
 use serde_json::{Value, json};
 
 /// How long moto may take to start (it imports a lot of Python).
@@ -628,21 +631,6 @@ fn engine(settings: &DynamoSettings) -> Engine {
         Config::from_lookup(|name| (name == "A2A_AGENT").then(|| "conformance".to_owned()))
             .unwrap();
     a2a_agent::engine_with_store(&config, Arc::new(store(settings))).unwrap()
-}
-
-async fn rpc(engine: &Engine, version: Option<&str>, request: Value) -> Value {
-    let call = CallContext {
-        version_header: version.map(str::to_owned),
-        request_id: "test".to_owned(),
-        ..CallContext::default()
-    };
-    match engine.handle(request.to_string().as_bytes(), &call).await {
-        Reply::Json { status, body } => {
-            assert_eq!(status, 200);
-            serde_json::from_slice(&body).unwrap()
-        }
-        other => panic!("not a JSON reply: {other:?}"),
-    }
 }
 
 fn send(message_id: &str, text: &str, task_id: Option<&str>) -> Value {

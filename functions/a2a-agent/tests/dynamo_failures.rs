@@ -4,6 +4,8 @@
 //! later — and it comes within the store's timeouts, retries included.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,11 +13,12 @@ use a2a_agent::Config;
 use a2a_agent::dynamo::{
     DynamoSettings, DynamoTaskStore, MAX_ATTEMPTS, OPERATION_ATTEMPT_TIMEOUT, OPERATION_TIMEOUT,
 };
-use a2a_core::engine::{CallContext, Engine, Reply};
+use a2a_core::engine::Engine;
 use a2a_core::model::{Task, TaskState, TaskStatus};
 use a2a_core::tasks::{StoreError, TaskStore};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;
+use common::rpc;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -57,21 +60,6 @@ fn store(server: &MockServer) -> DynamoTaskStore {
 fn engine(server: &MockServer) -> Engine {
     let config = Config::from_lookup(|_| None).unwrap();
     a2a_agent::engine_with_store(&config, Arc::new(store(server))).unwrap()
-}
-
-async fn rpc(engine: &Engine, version: Option<&str>, request: Value) -> Value {
-    let call = CallContext {
-        version_header: version.map(str::to_owned),
-        request_id: "test".to_owned(),
-        ..CallContext::default()
-    };
-    match engine.handle(request.to_string().as_bytes(), &call).await {
-        Reply::Json { status, body } => {
-            assert_eq!(status, 200);
-            serde_json::from_slice(&body).unwrap()
-        }
-        other => panic!("not a JSON reply: {other:?}"),
-    }
 }
 
 fn send() -> Value {

@@ -3,6 +3,7 @@
 //! checked and redacted.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
+use a2a_core::engine::{CallContext, Engine, Reply};
 use serde_json::{Value, json};
 
 /// The Function URL host every `function_url_*` fixture is addressed to.
@@ -174,4 +175,21 @@ pub fn unauthorized_body() -> Value {
         "code": -32600,
         "message": "Unauthorized: send a valid X-API-Key header",
     }})
+}
+
+/// Sends `request` to `engine` (with `A2A-Version: version` when given) and returns the
+/// JSON body of its HTTP 200 answer (the DynamoDB store tests' one exchange).
+pub async fn rpc(engine: &Engine, version: Option<&str>, request: Value) -> Value {
+    let call = CallContext {
+        version_header: version.map(str::to_owned),
+        request_id: "test".to_owned(),
+        ..CallContext::default()
+    };
+    match engine.handle(request.to_string().as_bytes(), &call).await {
+        Reply::Json { status, body } => {
+            assert_eq!(status, 200);
+            serde_json::from_slice(&body).unwrap()
+        }
+        other => panic!("not a JSON reply: {other:?}"),
+    }
 }

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -127,14 +128,42 @@ pub fn interface_path(public_url: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
+/// What the RPC handler reads from a request's head, taken without copying the headers.
+struct RpcHead {
+    call: CallContext,
+    content_type: Option<Error>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
+        let headers = &parts.headers;
+        let text = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        Ok(Self {
+            content_type: content_type_error(headers),
+            call: CallContext {
+                version_header: text(VERSION_HEADER),
+                query: parts.uri.query().map(str::to_owned),
+                session_id: text(SESSION_HEADER),
+                request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
+            },
+        })
+    }
+}
+
 async fn rpc(
     State(state): State<Arc<AppState>>,
-    uri: Uri,
-    headers: HeaderMap,
+    head: RpcHead,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
     let engine = &state.engine;
-    if let Some(error) = content_type_error(&headers) {
+    if let Some(error) = head.content_type {
         return reply(engine.refuse(Id::Null, &error));
     }
     let body = match body {
@@ -151,19 +180,7 @@ async fn rpc(
             return reply(engine.refuse(Id::Null, &error));
         }
     };
-    let text = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned)
-    };
-    let call = CallContext {
-        version_header: text(VERSION_HEADER),
-        query: uri.query().map(str::to_owned),
-        session_id: text(SESSION_HEADER),
-        request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
-    };
-    reply(engine.handle(&body, &call).await)
+    reply(engine.handle(&body, &head.call).await)
 }
 
 /// -32005 unless the content type is JSON (a missing content type is accepted).

@@ -1,22 +1,26 @@
 //! Running tasks: one runner per task owns its state, applies the agent's events, saves
 //! them and broadcasts them to every subscriber, in order.
+//!
+//! Events the agent has already sent when the runner gets to them are applied together
+//! and saved in one write (an agent that answers at once costs one write, not one per
+//! event); subscribers still receive every event, in order.
 
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex as SyncMutex};
+use std::sync::Arc;
 
 use futures_util::FutureExt as _;
-use tokio::sync::{Mutex, broadcast, oneshot, watch};
+use tokio::sync::{Mutex, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::registry::Registry;
 use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
 use crate::error::{Error, Refusal};
 use crate::health::Health;
 use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
 use crate::tasks::{self, Applied, SharedStored, StoreError, TaskStore};
 
-/// How many events a slow subscriber may fall behind before it is cut off.
-const BROADCAST_CAPACITY: usize = 64;
+/// Most agent events applied together in one write.
+const BATCH: usize = 32;
 
 /// Where a running task stands, for callers that only wait for the end.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,93 +61,6 @@ pub(crate) enum Started {
     Failed(Error),
 }
 
-/// The live tasks of one engine, and the update channel of every task someone follows.
-///
-/// A channel is made only when someone follows the task (a stream or a subscription), so
-/// a plain send costs no channel. A task's channel outlives its runners: a subscriber to
-/// a task waiting for input keeps receiving when a follow-up message starts the agent
-/// again, until the task ends.
-#[derive(Default)]
-pub(crate) struct Registry {
-    tasks: SyncMutex<HashMap<String, Arc<LiveTask>>>,
-    topics: SyncMutex<HashMap<String, broadcast::Sender<Update>>>,
-}
-
-impl Registry {
-    /// The update channel of a task, made on first use.
-    pub fn topic(&self, id: &str) -> broadcast::Sender<Update> {
-        self.lock_topics()
-            .entry(id.to_owned())
-            .or_insert_with(|| broadcast::channel(BROADCAST_CAPACITY).0)
-            .clone()
-    }
-
-    /// Sends an update to the task's followers, if it has any; `last` forgets the channel
-    /// (the task ended): current receivers still get what was sent.
-    fn publish(&self, id: &str, update: Update, last: bool) {
-        let mut topics = self.lock_topics();
-        if topics.is_empty() {
-            return;
-        }
-        if let Some(topic) = topics.get(id) {
-            let _ = topic.send(update);
-        }
-        if last {
-            topics.remove(id);
-        }
-    }
-
-    /// Forgets the channels nobody follows of tasks that do not run.
-    fn prune_topics(&self) {
-        let tasks = self.lock();
-        let mut topics = self.lock_topics();
-        if !topics.is_empty() {
-            topics.retain(|id, topic| topic.receiver_count() > 0 || tasks.contains_key(id));
-        }
-    }
-
-    fn lock_topics(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Update>>> {
-        self.topics
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub fn get(&self, id: &str) -> Option<Arc<LiveTask>> {
-        self.lock().get(id).cloned()
-    }
-
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Registers a running task; the health status follows under the same lock.
-    fn insert(&self, id: String, live: Arc<LiveTask>, health: &Health) {
-        let mut tasks = self.lock();
-        tasks.insert(id, live);
-        health.set_running(tasks.len());
-    }
-
-    /// Unregisters `live`, unless a newer runner of the same task replaced it.
-    fn remove(&self, id: &str, live: &Arc<LiveTask>, health: &Health) {
-        let mut tasks = self.lock();
-        if tasks
-            .get(id)
-            .is_some_and(|current| Arc::ptr_eq(current, live))
-        {
-            tasks.remove(id);
-        }
-        health.set_running(tasks.len());
-        drop(tasks);
-        self.prune_topics();
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
-        self.tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
 /// What a runner needs from the engine.
 pub(crate) struct RunnerDeps {
     pub agent: Arc<dyn Agent>,
@@ -161,7 +78,9 @@ pub(crate) async fn start(
     previous: Option<SharedStored>,
 ) -> Started {
     let (report, started) = oneshot::channel();
-    tokio::spawn(run(deps, context, previous, report));
+    // Boxed: the runner's future is large (the agent's events, the store's writes), and
+    // the task cell would otherwise copy all of it on spawn and again when it finishes.
+    tokio::spawn(Box::pin(run(deps, context, previous, report)));
     started.await.unwrap_or_else(|_| {
         Started::Failed(Error::new(
             Refusal::Internal,
@@ -191,6 +110,7 @@ async fn run(
         previous,
         report: Some(report),
         live: None,
+        registered: false,
     };
     let agent = Arc::clone(&deps.agent);
     let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
@@ -198,18 +118,22 @@ async fn run(
     let outcome = loop {
         tokio::select! {
             biased;
-            Some(event) = events.recv() => runner.on_event(&deps, event).await,
+            Some(event) = events.recv() => {
+                let batch = with_queued(event, &mut events);
+                runner.on_events(&deps, batch, false).await;
+            }
             outcome = &mut execution => break outcome,
         }
     };
-    while let Ok(event) = events.try_recv() {
-        runner.on_event(&deps, event).await;
-    }
     let failure = match outcome {
         Ok(Ok(())) => None,
         Ok(Err(error)) => Some(format!("agent error: {error}")),
         Err(_) => Some("agent panicked".to_owned()),
     };
+    while let Ok(event) = events.try_recv() {
+        let batch = with_queued(event, &mut events);
+        runner.on_events(&deps, batch, failure.is_none()).await;
+    }
     if let Some(detail) = &failure {
         tracing::error!(
             request_id = runner.request_id,
@@ -230,7 +154,7 @@ async fn run(
             }
             return;
         }
-        runner.begin(&deps).await;
+        runner.begin(&deps, Vec::new(), false).await;
     }
     let Some(live) = runner.live.take() else {
         return;
@@ -243,7 +167,24 @@ async fn run(
         &runner.task_id,
     )
     .await;
-    deps.registry.remove(&runner.task_id, &live, &deps.health);
+    if runner.registered {
+        deps.registry.remove(&runner.task_id, &live, &deps.health);
+    } else {
+        deps.registry.prune_topics();
+    }
+}
+
+/// `first` and the events queued behind it, up to [`BATCH`].
+fn with_queued(first: AgentEvent, events: &mut mpsc::Receiver<AgentEvent>) -> Vec<AgentEvent> {
+    let mut batch = Vec::with_capacity(4);
+    batch.push(first);
+    while batch.len() < BATCH {
+        match events.try_recv() {
+            Ok(event) => batch.push(event),
+            Err(_) => break,
+        }
+    }
+    batch
 }
 
 /// What a runner knows while its agent works.
@@ -257,69 +198,105 @@ struct Work {
     previous: Option<SharedStored>,
     report: Option<oneshot::Sender<Started>>,
     live: Option<Arc<LiveTask>>,
+    /// The task is in the registry (it ran on after its first write).
+    registered: bool,
 }
 
 impl Work {
-    async fn on_event(&mut self, deps: &RunnerDeps, event: AgentEvent) {
-        let event = match (event, self.live.is_none() && self.previous.is_none()) {
-            (AgentEvent::Message(message), true) => {
-                if let Some(report) = self.report.take() {
-                    let _ = report.send(Started::Message(message));
-                }
-                return;
+    /// Applies a batch of events; `agent_done`: the agent has returned, successfully.
+    async fn on_events(&mut self, deps: &RunnerDeps, events: Vec<AgentEvent>, agent_done: bool) {
+        let mut events = events;
+        if self.live.is_none()
+            && self.previous.is_none()
+            && matches!(events.first(), Some(AgentEvent::Message(_)))
+        {
+            // A direct reply: no task. Whatever follows it is dropped below.
+            if let AgentEvent::Message(message) = events.remove(0)
+                && let Some(report) = self.report.take()
+            {
+                let _ = report.send(Started::Message(message));
             }
-            (event, _) => event,
-        };
+        }
+        if events.is_empty() {
+            return;
+        }
         if self.live.is_none() {
             if self.report.is_none() {
                 // The agent replied directly, or the task could not be stored.
                 tracing::debug!(
                     request_id = self.request_id,
                     task_id = self.task_id,
-                    "agent event dropped: no task"
+                    dropped = events.len(),
+                    "agent events dropped: no task"
                 );
                 return;
             }
-            self.begin(deps).await;
-        }
-        if let Some(live) = &self.live {
-            deliver(deps, live, event, &self.request_id).await;
+            self.begin(deps, events, agent_done).await;
+        } else if let Some(live) = &self.live {
+            deliver(deps, live, events, &self.request_id).await;
         }
     }
 
-    async fn begin(&mut self, deps: &RunnerDeps) {
-        let live = begin(
-            deps,
-            &self.task_id,
-            &self.context_id,
-            self.user_message.take(),
-            self.previous.take(),
-            &self.cancel,
-            &mut self.report,
-        )
-        .await;
-        self.live = live;
+    /// Creates (or reopens) the task with the first events applied, in one write.
+    async fn begin(&mut self, deps: &RunnerDeps, events: Vec<AgentEvent>, agent_done: bool) {
+        let opening = Opening {
+            task_id: &self.task_id,
+            context_id: &self.context_id,
+            request_id: &self.request_id,
+            user_message: self.user_message.take(),
+            previous: self.previous.take(),
+            cancel: &self.cancel,
+            agent_done,
+        };
+        if let Some((live, registered)) = begin(deps, opening, events, &mut self.report).await {
+            self.live = Some(live);
+            self.registered = registered;
+        }
     }
 }
 
-/// Creates (or reopens) the task, stores it, registers it and reports it to the caller.
-/// When the store refuses, the caller is told (-32603) and nothing runs on.
-async fn begin(
-    deps: &RunnerDeps,
-    task_id: &str,
-    context_id: &str,
+/// What a runner opens a task with.
+struct Opening<'a> {
+    task_id: &'a str,
+    context_id: &'a str,
+    request_id: &'a str,
     user_message: Option<Message>,
     previous: Option<SharedStored>,
-    cancel: &CancellationToken,
+    cancel: &'a CancellationToken,
+    /// The agent has returned, successfully.
+    agent_done: bool,
+}
+
+/// Creates (or reopens) the task, applies the agent's first events, stores the result,
+/// registers the task, reports it as it opened to the caller and broadcasts the events;
+/// the live task and whether it was registered. When the store refuses, the caller is
+/// told (-32603, or -32004 after a conflicting write) and nothing runs on.
+///
+/// A task the agent finished before its first write is not registered: nothing runs to
+/// be found by a cancel or a subscription (the store has its end), and `/ping` never
+/// sees it busy.
+async fn begin(
+    deps: &RunnerDeps,
+    opening: Opening<'_>,
+    events: Vec<AgentEvent>,
     report: &mut Option<oneshot::Sender<Started>>,
-) -> Option<Arc<LiveTask>> {
+) -> Option<(Arc<LiveTask>, bool)> {
+    let Opening {
+        task_id,
+        context_id,
+        request_id,
+        user_message,
+        previous,
+        cancel,
+        agent_done,
+    } = opening;
     let message = user_message.map(|mut message| {
         message.task_id = Some(task_id.to_owned());
         message.context_id = Some(context_id.to_owned());
         message
     });
     let expected = previous.as_ref().map(|stored| stored.version);
-    let task = match previous {
+    let initial = match previous {
         Some(SharedStored { task, .. }) => {
             let mut task = Task::clone(&task);
             task.history.extend(message);
@@ -338,7 +315,14 @@ async fn begin(
             metadata: None,
         },
     };
-    let task = Arc::new(task);
+    let initial = Arc::new(initial);
+    let (task, applied) = if events.is_empty() {
+        (Arc::clone(&initial), Applying::default())
+    } else {
+        let mut task = Task::clone(&initial);
+        let applied = apply_all(&mut task, events, request_id);
+        (Arc::new(task), applied)
+    };
     let version = match deps.store.put_shared(&task, expected).await {
         Ok(version) => version,
         Err(error) => {
@@ -360,7 +344,12 @@ async fn begin(
             return None;
         }
     };
-    let (settled, settled_receiver) = watch::channel(Settled::Running);
+    let first = if applied.ended {
+        Settled::Ended
+    } else {
+        Settled::Running
+    };
+    let (settled, settled_receiver) = watch::channel(first);
     let live = Arc::new(LiveTask {
         state: Mutex::new(SharedStored {
             task: Arc::clone(&task),
@@ -369,38 +358,71 @@ async fn begin(
         cancel: cancel.clone(),
         settled,
     });
-    deps.registry
-        .insert(task_id.to_owned(), Arc::clone(&live), &deps.health);
+    let register = !(agent_done && task.status.state.ends_stream());
+    if register {
+        deps.registry
+            .insert(task_id.to_owned(), Arc::clone(&live), &deps.health);
+    }
     if let Some(report) = report.take() {
         let _ = report.send(Started::Task {
             live: Arc::clone(&live),
-            initial: task,
+            initial,
             settled: settled_receiver,
         });
     }
-    Some(live)
+    // Subscribers followed the task before it started: they get its opening snapshot
+    // (from the report), then these events.
+    publish(deps, &live, &task, applied);
+    Some((live, register))
+}
+
+/// Changes applied to a task, to broadcast.
+#[derive(Default)]
+struct Applying {
+    changes: Vec<Applied>,
+    /// Some change reached a state that ends a send's stream (terminal or interrupted).
+    ended: bool,
+}
+
+/// Applies events in order; an event the lifecycle refuses is logged and skipped.
+fn apply_all(task: &mut Task, events: Vec<AgentEvent>, request_id: &str) -> Applying {
+    let mut applying = Applying {
+        changes: Vec::with_capacity(events.len()),
+        ended: false,
+    };
+    for event in events {
+        match tasks::apply(task, event) {
+            Ok(applied) => {
+                applying.ended |= task.status.state.ends_stream();
+                applying.changes.push(applied);
+            }
+            Err(error) => {
+                tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
+            }
+        }
+    }
+    applying
 }
 
 /// How often a write that lost a race is tried again on the fresh task.
 const CONFLICT_RETRIES: usize = 3;
 
-/// Applies one agent event under the task's lock, stores and broadcasts it.
+/// Applies agent events under the task's lock, stores them in one write and broadcasts
+/// them.
 ///
 /// The write is conditional. When another writer changed the task first (a cancel from
 /// another instance, say), the fresh task is read: if it has ended, the runner adopts it
-/// (and tells the agent to stop); otherwise the event is applied to it and written again.
-async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_id: &str) {
+/// (and tells the agent to stop); otherwise the events are applied to it and written
+/// again.
+async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, request_id: &str) {
     let mut stored = live.state.lock().await;
-    let mut event = event;
+    let mut events = events;
     for _ in 0..=CONFLICT_RETRIES {
         let mut next = Task::clone(&stored.task);
-        let applied = match tasks::apply(&mut next, event) {
-            Ok(applied) => applied,
-            Err(error) => {
-                tracing::debug!(request_id, task_id = next.id, %error, "agent event ignored");
-                return;
-            }
-        };
+        let applied = apply_all(&mut next, events, request_id);
+        if applied.changes.is_empty() {
+            return;
+        }
         let next = Arc::new(next);
         match deps.store.put_shared(&next, Some(stored.version)).await {
             Ok(version) => {
@@ -425,11 +447,15 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
                             is_final: true,
                             metadata: None,
                         });
-                        publish(deps, live, &stored.task, status);
+                        let adopted = Applying {
+                            changes: vec![status],
+                            ended: true,
+                        };
+                        publish(deps, live, &stored.task, adopted);
                         return;
                     }
-                    // Apply the same event to the fresh task.
-                    event = unapplied(applied);
+                    // Apply the same events to the fresh task.
+                    events = applied.changes.into_iter().map(unapplied).collect();
                 }
                 Ok(None) | Err(_) => break,
             },
@@ -448,7 +474,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, event: AgentEvent, request_
     tracing::error!(
         request_id,
         task_id = stored.task.id,
-        "an agent event was lost to repeated write conflicts"
+        "agent events were lost to repeated write conflicts"
     );
 }
 
@@ -468,16 +494,21 @@ fn unapplied(applied: Applied) -> AgentEvent {
     }
 }
 
-/// Broadcasts an applied change and settles the task when it ended.
-fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applied) {
-    let ended = task.status.state.ends_stream();
-    let event = match applied {
-        Applied::Status(status) => StreamEvent::StatusUpdate(status),
-        Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
-    };
-    deps.registry
-        .publish(&task.id, Ok(event), task.status.state.is_terminal());
-    if ended {
+/// Broadcasts applied changes, in order, and settles the task when one ended it; `task`
+/// is the task after all of them.
+fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying) {
+    // After a terminal state nothing applies: when the task ended, the last change did it.
+    let terminal = task.status.state.is_terminal();
+    let count = applied.changes.len();
+    for (index, change) in applied.changes.into_iter().enumerate() {
+        let event = match change {
+            Applied::Status(status) => StreamEvent::StatusUpdate(status),
+            Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+        };
+        deps.registry
+            .publish(&task.id, Ok(event), terminal && index + 1 == count);
+    }
+    if applied.ended {
         live.settled.send_if_modified(|settled| {
             let running = *settled == Settled::Running;
             if running {
@@ -517,7 +548,7 @@ async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &s
     deliver(
         deps,
         live,
-        AgentEvent::Status { state, message },
+        vec![AgentEvent::Status { state, message }],
         request_id,
     )
     .await;
@@ -542,10 +573,10 @@ pub(crate) async fn cancel_live(
     deliver(
         deps,
         live,
-        AgentEvent::Status {
+        vec![AgentEvent::Status {
             state: TaskState::Canceled,
             message: None,
-        },
+        }],
         request_id,
     )
     .await;

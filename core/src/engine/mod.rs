@@ -7,6 +7,7 @@
 
 mod live;
 mod media;
+mod registry;
 mod respond;
 
 use std::borrow::Cow;
@@ -31,7 +32,8 @@ use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
 use crate::wire::{v0_3, v1_0};
 
-use live::{LiveTask, Registry, RunnerDeps, Settled, Started, Update};
+use live::{LiveTask, RunnerDeps, Settled, Started, Update};
+use registry::Registry;
 
 /// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
 pub type EventStream = Pin<Box<dyn Stream<Item = Vec<u8>> + Send + 'static>>;

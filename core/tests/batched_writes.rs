@@ -1,0 +1,172 @@
+//! A runner saves the agent's events in as few writes as it can: the events an agent has
+//! already sent when the runner gets to them go to the store together, while streams
+//! still receive every event, in order.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_core::agents::EchoAgent;
+use a2a_core::card::{AgentCard, Capabilities, Skill};
+use a2a_core::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_core::error::ErrorProfile;
+use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
+use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
+use futures_util::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// An in-memory store that counts writes.
+#[derive(Default)]
+struct Counting {
+    inner: InMemoryTaskStore,
+    writes: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl TaskStore for Counting {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        self.inner.get(id).await
+    }
+
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.inner.put(task, expected).await
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        self.inner.list(params).await
+    }
+
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        self.inner.get_shared(id).await
+    }
+
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.inner.put_shared(task, expected).await
+    }
+}
+
+/// Says it works, waits for the gate, then answers and completes.
+struct Gated(Arc<Notify>);
+
+#[async_trait::async_trait]
+impl Agent for Gated {
+    fn card(&self) -> AgentCard {
+        let mut card = AgentCard::new("Gated", "Completes when told.", "1.0.0")
+            .with_skill(Skill::new("gate", "Gate", "Waits.", ["test"]));
+        card.capabilities = Capabilities {
+            streaming: true,
+            ..Capabilities::default()
+        };
+        card
+    }
+
+    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
+        events.working(None).await?;
+        self.0.notified().await;
+        events.artifact_text("out", "late", false, true).await?;
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+fn engine(agent: Arc<dyn Agent>, store: &Arc<Counting>) -> Engine {
+    Engine::new(
+        agent,
+        Arc::clone(store) as Arc<dyn TaskStore>,
+        EngineConfig {
+            public_url: "http://127.0.0.1:9000/".to_owned(),
+            error_profile: ErrorProfile::Spec,
+            host_can_stream: true,
+            security: None,
+        },
+    )
+    .unwrap()
+}
+
+fn send(method: &str, text: &str) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+        "message": {"kind": "message", "messageId": "m1", "role": "user",
+                    "parts": [{"kind": "text", "text": text}]}}})
+    .to_string()
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn an_agent_that_answers_at_once_costs_one_write_and_never_shows_busy() {
+    let store = Arc::new(Counting::default());
+    let engine = engine(Arc::new(EchoAgent), &store);
+
+    let Reply::Json { body, .. } = engine
+        .handle(&send("message/send", "hi"), &CallContext::default())
+        .await
+    else {
+        panic!("a send answers JSON");
+    };
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(answer["result"]["status"]["state"], "completed");
+    assert_eq!(answer["result"]["artifacts"][0]["parts"][0]["text"], "hi");
+
+    // Submitted, working, the artifact and completed: one write, holding all of it.
+    assert_eq!(store.writes.load(Ordering::SeqCst), 1);
+    let id = answer["result"]["id"].as_str().unwrap();
+    let stored = store.get(id).await.unwrap().unwrap();
+    assert_eq!(stored.version, 1);
+    assert_eq!(stored.task.status.state, TaskState::Completed);
+    assert_eq!(stored.task.artifacts.len(), 1);
+    assert_eq!(stored.task.history.len(), 1);
+    assert_eq!(engine.running_tasks(), 0);
+    assert_eq!(
+        serde_json::to_value(engine.health().ping()).unwrap()["status"],
+        "Healthy"
+    );
+}
+
+#[tokio::test]
+async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
+    let store = Arc::new(Counting::default());
+    let gate = Arc::new(Notify::new());
+    let engine = engine(Arc::new(Gated(Arc::clone(&gate))), &store);
+
+    let Reply::Stream(mut stream) = engine
+        .handle(&send("message/stream", "go"), &CallContext::default())
+        .await
+    else {
+        panic!("a stream answers SSE");
+    };
+    let next = |item: Option<Vec<u8>>| -> Value {
+        serde_json::from_slice::<Value>(&item.expect("another event")).unwrap()["result"].clone()
+    };
+    let first = next(stream.next().await);
+    assert_eq!(first["kind"], "task");
+    let working = next(stream.next().await);
+    assert_eq!(working["status"]["state"], "working");
+    // The task runs: it shows, and its first write (submitted + working) is done.
+    assert_eq!(engine.running_tasks(), 1);
+    assert_eq!(store.writes.load(Ordering::SeqCst), 1);
+
+    gate.notify_one();
+    let artifact = next(stream.next().await);
+    assert_eq!(artifact["kind"], "artifact-update");
+    assert_eq!(artifact["artifact"]["parts"][0]["text"], "late");
+    let completed = next(stream.next().await);
+    assert_eq!(completed["status"]["state"], "completed");
+    assert_eq!(completed["final"], true);
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends at completed"
+    );
+
+    // The artifact and the completion came together: one more write.
+    assert_eq!(store.writes.load(Ordering::SeqCst), 2);
+    let stored = store
+        .get(first["id"].as_str().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.task.status.state, TaskState::Completed);
+}

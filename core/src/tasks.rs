@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use tokio::sync::RwLock;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::agent::AgentEvent;
 use crate::model::{
@@ -110,9 +110,9 @@ pub struct InMemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Tasks {
-    by_id: HashMap<String, SharedStored>,
-    /// Ids in the order they were first saved.
-    order: std::collections::VecDeque<String>,
+    by_id: HashMap<Arc<str>, SharedStored>,
+    /// Ids in the order they were first saved (sharing the map's keys).
+    order: std::collections::VecDeque<Arc<str>>,
 }
 
 impl Default for InMemoryTaskStore {
@@ -136,6 +136,21 @@ impl InMemoryTaskStore {
     }
 }
 
+impl InMemoryTaskStore {
+    // A plain lock: no write holds it across an await, and it costs less than an async one.
+    fn read(&self) -> RwLockReadGuard<'_, Tasks> {
+        self.inner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Tasks> {
+        self.inner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 impl Tasks {
     /// Forgets the oldest terminal tasks until at most `capacity` remain (or none can go).
     fn evict(&mut self, capacity: usize) {
@@ -144,11 +159,11 @@ impl Tasks {
         while excess > 0 && index < self.order.len() {
             let terminal = self
                 .by_id
-                .get(&self.order[index])
+                .get(&*self.order[index])
                 .is_none_or(|stored| stored.task.status.state.is_terminal());
             if terminal {
                 if let Some(id) = self.order.remove(index) {
-                    self.by_id.remove(&id);
+                    self.by_id.remove(&*id);
                 }
                 excess -= 1;
             } else {
@@ -161,7 +176,7 @@ impl Tasks {
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        Ok(self.inner.read().await.by_id.get(id).map(|stored| Stored {
+        Ok(self.read().by_id.get(id).map(|stored| Stored {
             task: Task::clone(&stored.task),
             version: stored.version,
         }))
@@ -172,13 +187,13 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
-        Ok(self.inner.read().await.by_id.get(id).cloned())
+        Ok(self.read().by_id.get(id).cloned())
     }
 
     async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
-        let mut tasks = self.inner.write().await;
+        let mut tasks = self.write();
         let tasks = &mut *tasks;
-        match (tasks.by_id.get_mut(&task.id), expected) {
+        match (tasks.by_id.get_mut(task.id.as_str()), expected) {
             (Some(stored), Some(expected)) if stored.version == expected => {
                 stored.version += 1;
                 stored.task = Arc::clone(task);
@@ -189,8 +204,9 @@ impl TaskStore for InMemoryTaskStore {
                     task: Arc::clone(task),
                     version: 1,
                 };
-                tasks.by_id.insert(task.id.clone(), stored);
-                tasks.order.push_back(task.id.clone());
+                let id: Arc<str> = Arc::from(task.id.as_str());
+                tasks.by_id.insert(Arc::clone(&id), stored);
+                tasks.order.push_back(id);
                 tasks.evict(self.capacity);
                 Ok(1)
             }
@@ -199,7 +215,7 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        let tasks = self.inner.read().await;
+        let tasks = self.read();
         let mut matching: Vec<&Task> = tasks
             .by_id
             .values()
@@ -357,6 +373,39 @@ pub enum LifecycleError {
 /// # Errors
 /// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
 pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleError> {
+    let artifact = match &event {
+        AgentEvent::Artifact {
+            artifact,
+            append,
+            last_chunk,
+        } => Some((artifact.clone(), *append, *last_chunk)),
+        AgentEvent::Message(_) | AgentEvent::Status { .. } => None,
+    };
+    apply_quietly(task, event)?;
+    Ok(match artifact {
+        Some((artifact, append, last_chunk)) => Applied::Artifact(TaskArtifactUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            artifact,
+            append,
+            last_chunk,
+            metadata: None,
+        }),
+        None => Applied::Status(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            is_final: task.status.state.ends_stream(),
+            metadata: None,
+        }),
+    })
+}
+
+/// [`apply`] without making the update event: for a change nobody follows.
+///
+/// # Errors
+/// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
+pub fn apply_quietly(task: &mut Task, event: AgentEvent) -> Result<(), LifecycleError> {
     if task.status.state.is_terminal() {
         return Err(LifecycleError::AfterTerminal(task.status.state));
     }
@@ -371,49 +420,27 @@ pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleErr
                 message,
                 timestamp: Some(now_rfc3339()),
             };
-            Ok(Applied::Status(TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status: task.status.clone(),
-                is_final: state.ends_stream(),
-                metadata: None,
-            }))
+            Ok(())
         }
         AgentEvent::Artifact {
-            artifact,
-            append,
-            last_chunk,
-        } => {
-            merge_artifact(&mut task.artifacts, &artifact, append)?;
-            Ok(Applied::Artifact(TaskArtifactUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                artifact,
-                append,
-                last_chunk,
-                metadata: None,
-            }))
-        }
+            artifact, append, ..
+        } => merge_artifact(&mut task.artifacts, artifact, append),
     }
 }
 
 fn merge_artifact(
     artifacts: &mut Vec<Artifact>,
-    artifact: &Artifact,
+    artifact: Artifact,
     append: bool,
 ) -> Result<(), LifecycleError> {
     let existing = artifacts
         .iter_mut()
         .find(|known| known.artifact_id == artifact.artifact_id);
     match (existing, append) {
-        (Some(known), true) => known.parts.extend(artifact.parts.iter().cloned()),
-        (None, true) => {
-            return Err(LifecycleError::UnknownArtifact(
-                artifact.artifact_id.clone(),
-            ));
-        }
-        (Some(known), false) => *known = artifact.clone(),
-        (None, false) => artifacts.push(artifact.clone()),
+        (Some(known), true) => known.parts.extend(artifact.parts),
+        (None, true) => return Err(LifecycleError::UnknownArtifact(artifact.artifact_id)),
+        (Some(known), false) => *known = artifact,
+        (None, false) => artifacts.push(artifact),
     }
     Ok(())
 }

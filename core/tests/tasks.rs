@@ -293,6 +293,51 @@ fn apply_follows_the_lifecycle_rules() {
 }
 
 #[test]
+fn apply_quietly_changes_the_task_as_apply_does() {
+    let events = || {
+        vec![
+            AgentEvent::Status {
+                state: TaskState::Working,
+                message: Some(Message::text(Role::Agent, "a1", "on it")),
+            },
+            AgentEvent::Artifact {
+                artifact: artifact("out", "one "),
+                append: false,
+                last_chunk: false,
+            },
+            AgentEvent::Artifact {
+                artifact: artifact("out", "two"),
+                append: true,
+                last_chunk: true,
+            },
+            AgentEvent::Artifact {
+                artifact: artifact("ghost", "x"),
+                append: true,
+                last_chunk: true,
+            },
+            AgentEvent::Status {
+                state: TaskState::Completed,
+                message: None,
+            },
+            AgentEvent::Message(Message::text(Role::Agent, "a2", "late")),
+        ]
+    };
+    let mut loud = task("t", "c", TaskState::Submitted, "2026-01-01T00:00:00Z");
+    loud.artifacts.clear();
+    let mut quiet = loud.clone();
+    for (first, second) in events().into_iter().zip(events()) {
+        let loud_outcome = tasks::apply(&mut loud, first).map(|_| ());
+        assert_eq!(tasks::apply_quietly(&mut quiet, second), loud_outcome);
+    }
+    // Timestamps are taken at each change: compare everything else.
+    quiet.status.timestamp.clone_from(&loud.status.timestamp);
+    assert_eq!(quiet, loud);
+    assert_eq!(quiet.status.state, TaskState::Completed);
+    assert_eq!(quiet.artifacts[0].parts.len(), 2);
+    assert_eq!(quiet.history.last().unwrap().message_id, "a1");
+}
+
+#[test]
 fn history_length_keeps_the_last_messages() {
     let full = task("t", "c", TaskState::Completed, "2026-01-01T00:00:00Z");
     assert_eq!(tasks::view(&full, None, true).history.len(), 3);

@@ -319,8 +319,11 @@ async fn begin(
     let (task, applied) = if events.is_empty() {
         (Arc::clone(&initial), Applying::default())
     } else {
+        // The opening write is not retried (a conflict refuses the message), so the
+        // events need no keeping: their update events are made only for followers.
+        let followed = deps.registry.is_followed(task_id);
         let mut task = Task::clone(&initial);
-        let applied = apply_all(&mut task, events, request_id);
+        let applied = apply_all(&mut task, events, request_id, followed);
         (Arc::new(task), applied)
     };
     let version = match deps.store.put_shared(&task, expected).await {
@@ -379,22 +382,37 @@ async fn begin(
 /// Changes applied to a task, to broadcast.
 #[derive(Default)]
 struct Applying {
+    /// The update events, when someone follows the task.
     changes: Vec<Applied>,
+    /// How many events changed the task.
+    count: usize,
     /// Some change reached a state that ends a send's stream (terminal or interrupted).
     ended: bool,
 }
 
-/// Applies events in order; an event the lifecycle refuses is logged and skipped.
-fn apply_all(task: &mut Task, events: Vec<AgentEvent>, request_id: &str) -> Applying {
+/// Applies events in order; an event the lifecycle refuses is logged and skipped. The
+/// update events are made only when the task is `followed`.
+fn apply_all(
+    task: &mut Task,
+    events: Vec<AgentEvent>,
+    request_id: &str,
+    followed: bool,
+) -> Applying {
     let mut applying = Applying {
-        changes: Vec::with_capacity(events.len()),
+        changes: Vec::with_capacity(if followed { events.len() } else { 0 }),
+        count: 0,
         ended: false,
     };
     for event in events {
-        match tasks::apply(task, event) {
-            Ok(applied) => {
+        let outcome = if followed {
+            tasks::apply(task, event).map(|applied| applying.changes.push(applied))
+        } else {
+            tasks::apply_quietly(task, event)
+        };
+        match outcome {
+            Ok(()) => {
+                applying.count += 1;
                 applying.ended |= task.status.state.ends_stream();
-                applying.changes.push(applied);
             }
             Err(error) => {
                 tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
@@ -419,8 +437,9 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
     let mut events = events;
     for _ in 0..=CONFLICT_RETRIES {
         let mut next = Task::clone(&stored.task);
-        let applied = apply_all(&mut next, events, request_id);
-        if applied.changes.is_empty() {
+        // Always with the update events: after a conflict they are applied again.
+        let applied = apply_all(&mut next, events, request_id, true);
+        if applied.count == 0 {
             return;
         }
         let next = Arc::new(next);
@@ -449,6 +468,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
                         });
                         let adopted = Applying {
                             changes: vec![status],
+                            count: 1,
                             ended: true,
                         };
                         publish(deps, live, &stored.task, adopted);

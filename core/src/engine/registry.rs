@@ -32,6 +32,12 @@ impl Registry {
             .clone()
     }
 
+    /// Someone follows the task (a stream or a subscription).
+    pub(crate) fn is_followed(&self, id: &str) -> bool {
+        let topics = self.lock_topics();
+        !topics.is_empty() && topics.contains_key(id)
+    }
+
     /// Sends an update to the task's followers, if it has any; `last` forgets the channel
     /// (the task ended): current receivers still get what was sent.
     pub(crate) fn publish(&self, id: &str, update: Update, last: bool) {

@@ -114,8 +114,14 @@ impl EventSink {
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn send(&self, event: AgentEvent) -> Result<(), SinkClosed> {
-        self.sender.send(event).await.map_err(|_| SinkClosed)
+    pub fn send(
+        &self,
+        event: AgentEvent,
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
+        // Not an `async fn` layered over the others: each layer would keep its own room
+        // for the event in the agent's future.
+        let sent = self.sender.send(event);
+        async move { sent.await.map_err(|_| SinkClosed) }
     }
 
     /// An agent message bound to this task and context.
@@ -130,48 +136,61 @@ impl EventSink {
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn reply(&self, text: impl Into<String>) -> Result<(), SinkClosed> {
+    pub fn reply(
+        &self,
+        text: impl Into<String>,
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         let mut message = self.agent_message(text);
         message.task_id = None;
-        self.send(AgentEvent::Message(message)).await
+        self.send(AgentEvent::Message(message))
     }
 
     /// Moves the task to `state`, with an optional agent message.
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn status(&self, state: TaskState, text: Option<&str>) -> Result<(), SinkClosed> {
+    pub fn status(
+        &self,
+        state: TaskState,
+        text: Option<&str>,
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         let message = text.map(|text| self.agent_message(text));
-        self.send(AgentEvent::Status { state, message }).await
+        self.send(AgentEvent::Status { state, message })
     }
 
     /// Marks the task working.
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn working(&self, text: Option<&str>) -> Result<(), SinkClosed> {
-        self.status(TaskState::Working, text).await
+    pub fn working(
+        &self,
+        text: Option<&str>,
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
+        self.status(TaskState::Working, text)
     }
 
     /// Completes the task.
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn complete(&self, text: Option<&str>) -> Result<(), SinkClosed> {
-        self.status(TaskState::Completed, text).await
+    pub fn complete(
+        &self,
+        text: Option<&str>,
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
+        self.status(TaskState::Completed, text)
     }
 
     /// Sends an artifact (or chunk) with one text part.
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn artifact_text(
+    pub fn artifact_text(
         &self,
         artifact_id: &str,
         text: impl Into<String>,
         append: bool,
         last_chunk: bool,
-    ) -> Result<(), SinkClosed> {
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         self.artifact(
             Artifact {
                 artifact_id: artifact_id.to_owned(),
@@ -184,25 +203,23 @@ impl EventSink {
             append,
             last_chunk,
         )
-        .await
     }
 
     /// Sends an artifact (or chunk).
     ///
     /// # Errors
     /// [`SinkClosed`] when the engine no longer listens.
-    pub async fn artifact(
+    pub fn artifact(
         &self,
         artifact: Artifact,
         append: bool,
         last_chunk: bool,
-    ) -> Result<(), SinkClosed> {
+    ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         self.send(AgentEvent::Artifact {
             artifact,
             append,
             last_chunk,
         })
-        .await
     }
 }
 

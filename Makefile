@@ -40,7 +40,7 @@ unit: moto ## Run every test in the workspace (the DynamoDB tests need moto: ins
 interop: ## The official Python and JS A2A clients against the emulator
 	tests/interop/run.sh
 
-bench: ## Criterion benchmarks (parse + convert) and the load benchmark
+bench: ## Criterion benchmarks (parse + convert; one send in-process) and the load benchmark
 	$(CARGO) bench -p a2a-core
 	scripts/load.py
 

@@ -61,6 +61,19 @@ async fn ceiling(body: Bytes) -> Vec<u8> {
     serde_json::to_vec(&answer).unwrap_or_default()
 }
 
+/// The body of the router's answer to `request`.
+async fn through(app: &axum::Router, request: Request<Body>) -> Option<Bytes> {
+    match app.clone().oneshot(request).await {
+        Ok(response) => response
+            .into_body()
+            .collect()
+            .await
+            .ok()
+            .map(|b| b.to_bytes()),
+        Err(never) => match never {},
+    }
+}
+
 fn send(c: &mut Criterion) {
     // One thread, as each worker is under load: a spawned runner runs where it was
     // spawned, and the figure is CPU time, not a hop between threads.
@@ -81,27 +94,11 @@ fn send(c: &mut Criterion) {
             b.iter(|| runtime.block_on(engine.handle(black_box(body.as_bytes()), &call)))
         });
         c.bench_function(&format!("router {name} send"), |b| {
-            b.iter(|| {
-                runtime.block_on(async {
-                    let response = app.clone().oneshot(request(body, version)).await;
-                    match response {
-                        Ok(response) => response.into_body().collect().await.map(|b| b.to_bytes()),
-                        Err(never) => match never {},
-                    }
-                })
-            })
+            b.iter(|| runtime.block_on(through(&app, request(body, version))))
         });
     }
     c.bench_function("floor (axum + serde_json echo)", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let response = floor.clone().oneshot(request(V1_0, None)).await;
-                match response {
-                    Ok(response) => response.into_body().collect().await.map(|b| b.to_bytes()),
-                    Err(never) => match never {},
-                }
-            })
-        })
+        b.iter(|| runtime.block_on(through(&floor, request(V1_0, None))))
     });
 }
 

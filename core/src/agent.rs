@@ -85,10 +85,32 @@ pub enum AgentEvent {
 #[error("the task is no longer accepting events")]
 pub struct SinkClosed;
 
+/// The engine's end of an [`EventSink`]: the agent's events, in the order it sent them.
+/// At most 64 wait; a sink's send waits while the queue is full.
+#[derive(Debug)]
+pub struct EventReceiver {
+    receiver: mpsc::Receiver<Box<AgentEvent>>,
+}
+
+impl EventReceiver {
+    /// The next event, waiting for it; `None` once every sink is gone and nothing waits.
+    /// Cancel-safe: dropping the future loses no event.
+    pub async fn recv(&mut self) -> Option<AgentEvent> {
+        self.receiver.recv().await.map(|event| *event)
+    }
+
+    /// The next event if one waits now.
+    pub fn try_recv(&mut self) -> Option<AgentEvent> {
+        self.receiver.try_recv().ok().map(|event| *event)
+    }
+}
+
 /// Where an agent sends its events. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct EventSink {
-    sender: mpsc::Sender<AgentEvent>,
+    // Boxed in the queue: a queue block holds 32 pointers instead of 32 events (~6 KB
+    // allocated for every task, however few events it has).
+    sender: mpsc::Sender<Box<AgentEvent>>,
     task_id: String,
     context_id: String,
 }
@@ -98,7 +120,7 @@ impl EventSink {
     pub fn channel(
         task_id: impl Into<String>,
         context_id: impl Into<String>,
-    ) -> (Self, mpsc::Receiver<AgentEvent>) {
+    ) -> (Self, EventReceiver) {
         let (sender, receiver) = mpsc::channel(64);
         (
             Self {
@@ -106,7 +128,7 @@ impl EventSink {
                 task_id: task_id.into(),
                 context_id: context_id.into(),
             },
-            receiver,
+            EventReceiver { receiver },
         )
     }
 
@@ -120,7 +142,7 @@ impl EventSink {
     ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         // Not an `async fn` layered over the others: each layer would keep its own room
         // for the event in the agent's future.
-        let sent = self.sender.send(event);
+        let sent = self.sender.send(Box::new(event));
         async move { sent.await.map_err(|_| SinkClosed) }
     }
 

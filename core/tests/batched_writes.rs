@@ -7,13 +7,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
+mod common;
+
+use a2a_core::agent::Agent;
 use a2a_core::agents::EchoAgent;
-use a2a_core::card::{AgentCard, Capabilities, Skill};
-use a2a_core::engine::{CallContext, Engine, EngineConfig, Reply};
-use a2a_core::error::ErrorProfile;
+use a2a_core::engine::{CallContext, Engine, Reply};
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
 use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
+use common::Gated;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -50,42 +51,8 @@ impl TaskStore for Counting {
     }
 }
 
-/// Says it works, waits for the gate, then answers and completes.
-struct Gated(Arc<Notify>);
-
-#[async_trait::async_trait]
-impl Agent for Gated {
-    fn card(&self) -> AgentCard {
-        let mut card = AgentCard::new("Gated", "Completes when told.", "1.0.0")
-            .with_skill(Skill::new("gate", "Gate", "Waits.", ["test"]));
-        card.capabilities = Capabilities {
-            streaming: true,
-            ..Capabilities::default()
-        };
-        card
-    }
-
-    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
-        self.0.notified().await;
-        events.artifact_text("out", "late", false, true).await?;
-        events.complete(None).await?;
-        Ok(())
-    }
-}
-
 fn engine(agent: Arc<dyn Agent>, store: &Arc<Counting>) -> Engine {
-    Engine::new(
-        agent,
-        Arc::clone(store) as Arc<dyn TaskStore>,
-        EngineConfig {
-            public_url: "http://127.0.0.1:9000/".to_owned(),
-            error_profile: ErrorProfile::Spec,
-            host_can_stream: true,
-            security: None,
-        },
-    )
-    .unwrap()
+    common::engine(agent, Arc::clone(store) as Arc<dyn TaskStore>)
 }
 
 fn send(method: &str, text: &str) -> Vec<u8> {

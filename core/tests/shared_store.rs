@@ -5,49 +5,19 @@
 
 use std::sync::Arc;
 
-use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_core::card::{AgentCard, Skill};
-use a2a_core::engine::{CallContext, Engine, EngineConfig, Reply};
-use a2a_core::error::ErrorProfile;
+mod common;
+
+use a2a_core::engine::{CallContext, Engine, Reply};
 use a2a_core::tasks::{InMemoryTaskStore, TaskStore};
+use common::Gated;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// Works until the gate opens, then completes.
-struct Gated(Arc<Notify>);
-
-#[async_trait::async_trait]
-impl Agent for Gated {
-    fn card(&self) -> AgentCard {
-        AgentCard::new("Gated", "Completes when told.", "1.0.0").with_skill(Skill::new(
-            "gate",
-            "Gate",
-            "Waits.",
-            ["test"],
-        ))
-    }
-
-    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
-        self.0.notified().await;
-        events.artifact_text("out", "late", false, true).await?;
-        events.complete(None).await?;
-        Ok(())
-    }
-}
-
 fn engine(gate: &Arc<Notify>, store: &Arc<InMemoryTaskStore>) -> Engine {
-    Engine::new(
+    common::engine(
         Arc::new(Gated(Arc::clone(gate))),
         Arc::clone(store) as Arc<dyn TaskStore>,
-        EngineConfig {
-            public_url: "http://127.0.0.1:9000/".to_owned(),
-            error_profile: ErrorProfile::Spec,
-            host_can_stream: true,
-            security: None,
-        },
     )
-    .unwrap()
 }
 
 async fn call(engine: &Engine, body: Value) -> Value {

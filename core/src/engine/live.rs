@@ -9,11 +9,11 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
-use tokio::sync::{Mutex, mpsc, oneshot, watch};
+use tokio::sync::{Mutex, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::registry::Registry;
-use crate::agent::{Agent, AgentEvent, EventSink, RequestContext};
+use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
 use crate::error::{Error, Refusal};
 use crate::health::Health;
 use crate::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
@@ -130,7 +130,7 @@ async fn run(
         Ok(Err(error)) => Some(format!("agent error: {error}")),
         Err(_) => Some("agent panicked".to_owned()),
     };
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         let batch = with_queued(event, &mut events);
         runner.on_events(&deps, batch, failure.is_none()).await;
     }
@@ -175,13 +175,13 @@ async fn run(
 }
 
 /// `first` and the events queued behind it, up to [`BATCH`].
-fn with_queued(first: AgentEvent, events: &mut mpsc::Receiver<AgentEvent>) -> Vec<AgentEvent> {
+fn with_queued(first: AgentEvent, events: &mut EventReceiver) -> Vec<AgentEvent> {
     let mut batch = Vec::with_capacity(4);
     batch.push(first);
     while batch.len() < BATCH {
         match events.try_recv() {
-            Ok(event) => batch.push(event),
-            Err(_) => break,
+            Some(event) => batch.push(event),
+            None => break,
         }
     }
     batch

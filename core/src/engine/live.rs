@@ -51,7 +51,8 @@ pub(crate) struct LiveTask {
 pub(crate) enum Started {
     /// The agent replied directly: no task.
     Message(Message),
-    /// A task exists (created or continued) and runs: its state when it started.
+    /// A task exists (created or continued) and runs: its state when it started (when
+    /// the caller asked to keep it; else the task as it stood after its first write).
     Task {
         live: Arc<LiveTask>,
         initial: Arc<Task>,
@@ -71,16 +72,19 @@ pub(crate) struct RunnerDeps {
 
 /// Starts the agent on a message and reports how it started.
 ///
-/// `previous` is the stored task when the message continues one.
+/// `previous` is the stored task when the message continues one. `keep_opening`: the
+/// caller shows the task as it opened (a stream, a non-blocking send), so the runner keeps
+/// that snapshot apart from the task its first events change.
 pub(crate) async fn start(
     deps: RunnerDeps,
     context: RequestContext,
     previous: Option<SharedStored>,
+    keep_opening: bool,
 ) -> Started {
     let (report, started) = oneshot::channel();
     // Boxed: the runner's future is large (the agent's events, the store's writes), and
     // the task cell would otherwise copy all of it on spawn and again when it finishes.
-    tokio::spawn(Box::pin(run(deps, context, previous, report)));
+    tokio::spawn(Box::pin(run(deps, context, previous, keep_opening, report)));
     started.await.unwrap_or_else(|_| {
         Started::Failed(Error::new(
             Refusal::Internal,
@@ -98,6 +102,7 @@ async fn run(
     deps: RunnerDeps,
     context: RequestContext,
     previous: Option<SharedStored>,
+    keep_opening: bool,
     report: oneshot::Sender<Started>,
 ) {
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
@@ -108,6 +113,7 @@ async fn run(
         user_message: Some(context.message.clone()),
         cancel: context.cancellation.clone(),
         previous,
+        keep_opening,
         report: Some(report),
         live: None,
         registered: false,
@@ -196,6 +202,8 @@ struct Work {
     user_message: Option<Message>,
     cancel: CancellationToken,
     previous: Option<SharedStored>,
+    /// The caller shows the task as it opened.
+    keep_opening: bool,
     report: Option<oneshot::Sender<Started>>,
     live: Option<Arc<LiveTask>>,
     /// The task is in the registry (it ran on after its first write).
@@ -246,6 +254,7 @@ impl Work {
             user_message: self.user_message.take(),
             previous: self.previous.take(),
             cancel: &self.cancel,
+            keep_opening: self.keep_opening,
             agent_done,
         };
         if let Some((live, registered)) = begin(deps, opening, events, &mut self.report).await {
@@ -263,6 +272,8 @@ struct Opening<'a> {
     user_message: Option<Message>,
     previous: Option<SharedStored>,
     cancel: &'a CancellationToken,
+    /// The caller shows the task as it opened.
+    keep_opening: bool,
     /// The agent has returned, successfully.
     agent_done: bool,
 }
@@ -288,6 +299,7 @@ async fn begin(
         user_message,
         previous,
         cancel,
+        keep_opening,
         agent_done,
     } = opening;
     let message = user_message.map(|mut message| {
@@ -296,7 +308,7 @@ async fn begin(
         message
     });
     let expected = previous.as_ref().map(|stored| stored.version);
-    let initial = match previous {
+    let opened = match previous {
         Some(SharedStored { task, .. }) => {
             let mut task = Task::clone(&task);
             task.history.extend(message);
@@ -315,16 +327,18 @@ async fn begin(
             metadata: None,
         },
     };
-    let initial = Arc::new(initial);
-    let (task, applied) = if events.is_empty() {
-        (Arc::clone(&initial), Applying::default())
+    let (initial, task, applied) = if events.is_empty() {
+        let task = Arc::new(opened);
+        (Arc::clone(&task), task, Applying::default())
     } else {
         // The opening write is not retried (a conflict refuses the message), so the
         // events need no keeping: their update events are made only for followers.
         let followed = deps.registry.is_followed(task_id);
-        let mut task = Task::clone(&initial);
+        let initial = keep_opening.then(|| Arc::new(opened.clone()));
+        let mut task = opened;
         let applied = apply_all(&mut task, events, request_id, followed);
-        (Arc::new(task), applied)
+        let task = Arc::new(task);
+        (initial.unwrap_or_else(|| Arc::clone(&task)), task, applied)
     };
     let version = match deps.store.put_shared(&task, expected).await {
         Ok(version) => version,

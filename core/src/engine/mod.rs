@@ -416,7 +416,8 @@ impl Engine {
     ) -> Result<Vec<u8>, Error> {
         let configuration = params.configuration.unwrap_or_default();
         let (context, previous) = self.prepare(params.message, call).await?;
-        let started = live::start(self.deps.runner(), context, previous).await;
+        let keep_opening = configuration.return_immediately;
+        let started = live::start(self.deps.runner(), context, previous, keep_opening).await;
         match started {
             Started::Failed(error) => Err(error),
             Started::Message(message) => Ok(respond::send_result(
@@ -450,7 +451,7 @@ impl Engine {
         let (context, previous) = self.prepare(params.message, call).await?;
         // Follow the task before it can change.
         let updates = self.deps.registry.topic(&context.task_id).subscribe();
-        let started = live::start(self.deps.runner(), context, previous).await;
+        let started = live::start(self.deps.runner(), context, previous, true).await;
         match started {
             Started::Failed(error) => Err(error),
             Started::Message(message) => {

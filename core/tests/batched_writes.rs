@@ -137,3 +137,80 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
         .unwrap();
     assert_eq!(stored.task.status.state, TaskState::Completed);
 }
+
+/// Asks for input and lingers until the gate opens; answered, completes at once.
+struct AsksThenAnswers(Arc<Notify>);
+
+#[async_trait::async_trait]
+impl Agent for AsksThenAnswers {
+    fn card(&self) -> a2a_core::card::AgentCard {
+        Gated(Arc::clone(&self.0)).card()
+    }
+
+    async fn execute(
+        &self,
+        context: a2a_core::agent::RequestContext,
+        events: a2a_core::agent::EventSink,
+    ) -> Result<(), a2a_core::agent::AgentError> {
+        if context.previous.is_none() {
+            events
+                .status(TaskState::InputRequired, Some("which one?"))
+                .await?;
+            self.0.notified().await;
+        } else {
+            events.complete(Some("thanks")).await?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_quick_answer_replaces_the_runner_it_continues() {
+    let store = Arc::new(Counting::default());
+    let gate = Arc::new(Notify::new());
+    let engine = engine(Arc::new(AsksThenAnswers(Arc::clone(&gate))), &store);
+    let json = |reply: Reply| -> Value {
+        let Reply::Json { body, .. } = reply else {
+            panic!("expected JSON, got {reply:?}");
+        };
+        serde_json::from_slice(&body).unwrap()
+    };
+
+    let asked = json(
+        engine
+            .handle(&send("message/send", "start"), &CallContext::default())
+            .await,
+    );
+    assert_eq!(asked["result"]["status"]["state"], "input-required");
+    let task_id = asked["result"]["id"].as_str().unwrap().to_owned();
+    // The first runner lingers: the task is still registered under it.
+    assert_eq!(engine.running_tasks(), 1);
+
+    let follow_up = json!({"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {
+        "message": {"kind": "message", "messageId": "m2", "role": "user", "taskId": task_id,
+                    "parts": [{"kind": "text", "text": "that one"}]}}});
+    let answered = json(
+        engine
+            .handle(follow_up.to_string().as_bytes(), &CallContext::default())
+            .await,
+    );
+    assert_eq!(answered["result"]["status"]["state"], "completed");
+
+    // A subscription sees the completed task, not the lingering runner's input-required.
+    let resubscribe = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/resubscribe",
+                             "params": {"id": task_id}});
+    let refused = json(
+        engine
+            .handle(resubscribe.to_string().as_bytes(), &CallContext::default())
+            .await,
+    );
+    assert_eq!(refused["error"]["code"], -32004, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("completed"),
+        "{refused}"
+    );
+    gate.notify_one();
+}

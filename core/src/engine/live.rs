@@ -375,7 +375,11 @@ async fn begin(
         cancel: cancel.clone(),
         settled,
     });
-    let register = !(agent_done && task.status.state.ends_stream());
+    // A continued task may still be registered by the runner it continues (an agent that
+    // asked for input and is returning): this runner replaces it there even when it is
+    // over, or a cancel or subscription would find the older runner's state.
+    let over = agent_done && task.status.state.ends_stream();
+    let register = !over || (expected.is_some() && deps.registry.get(task_id).is_some());
     if register {
         deps.registry
             .insert(task_id.to_owned(), Arc::clone(&live), &deps.health);

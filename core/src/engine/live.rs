@@ -117,6 +117,7 @@ async fn run(
         report: Some(report),
         live: None,
         registered: false,
+        changed: false,
     };
     let agent = Arc::clone(&deps.agent);
     let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
@@ -125,7 +126,7 @@ async fn run(
         tokio::select! {
             biased;
             Some(event) = events.recv() => {
-                let batch = with_queued(event, &mut events);
+                let batch = with_queued(event, &mut events, BATCH);
                 runner.on_events(&deps, batch, false).await;
             }
             outcome = &mut execution => break outcome,
@@ -137,7 +138,9 @@ async fn run(
         Err(_) => Some("agent panicked".to_owned()),
     };
     while let Some(event) = events.try_recv() {
-        let batch = with_queued(event, &mut events);
+        // The agent has returned: whatever it left goes in one batch (the queue holds
+        // at most 64), so whether the task is over is judged on all of it.
+        let batch = with_queued(event, &mut events, usize::MAX);
         runner.on_events(&deps, batch, failure.is_none()).await;
     }
     if let Some(detail) = &failure {
@@ -152,23 +155,28 @@ async fn run(
         // Either the agent replied directly (the report is gone), or it returned without
         // an event: then the task exists only to record how it ended.
         if runner.report.is_none() {
+            deps.registry.prune_topics();
             return;
         }
         if failure.is_some() {
             if let Some(pending) = runner.report.take() {
                 let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
             }
+            deps.registry.prune_topics();
             return;
         }
         runner.begin(&deps, Vec::new(), false).await;
     }
     let Some(live) = runner.live.take() else {
+        // The opening write failed: a stream that followed the task is told and gone.
+        deps.registry.prune_topics();
         return;
     };
     finish(
         &deps,
         &live,
         failure.is_some(),
+        runner.changed,
         &runner.request_id,
         &runner.task_id,
     )
@@ -180,11 +188,11 @@ async fn run(
     }
 }
 
-/// `first` and the events queued behind it, up to [`BATCH`].
-fn with_queued(first: AgentEvent, events: &mut EventReceiver) -> Vec<AgentEvent> {
+/// `first` and the events queued behind it, `limit` in all.
+fn with_queued(first: AgentEvent, events: &mut EventReceiver, limit: usize) -> Vec<AgentEvent> {
     let mut batch = Vec::with_capacity(4);
     batch.push(first);
-    while batch.len() < BATCH {
+    while batch.len() < limit {
         match events.try_recv() {
             Some(event) => batch.push(event),
             None => break,
@@ -208,6 +216,8 @@ struct Work {
     live: Option<Arc<LiveTask>>,
     /// The task is in the registry (it ran on after its first write).
     registered: bool,
+    /// Some agent event changed the task.
+    changed: bool,
 }
 
 impl Work {
@@ -241,7 +251,7 @@ impl Work {
             }
             self.begin(deps, events, agent_done).await;
         } else if let Some(live) = &self.live {
-            deliver(deps, live, events, &self.request_id).await;
+            self.changed |= deliver(deps, live, events, &self.request_id).await;
         }
     }
 
@@ -257,11 +267,21 @@ impl Work {
             keep_opening: self.keep_opening,
             agent_done,
         };
-        if let Some((live, registered)) = begin(deps, opening, events, &mut self.report).await {
-            self.live = Some(live);
-            self.registered = registered;
+        if let Some(opened) = begin(deps, opening, events, &mut self.report).await {
+            self.live = Some(opened.live);
+            self.registered = opened.registered;
+            self.changed |= opened.changed;
         }
     }
+}
+
+/// A task a runner opened.
+struct Opened {
+    live: Arc<LiveTask>,
+    /// It is in the registry.
+    registered: bool,
+    /// The agent's first events changed it.
+    changed: bool,
 }
 
 /// What a runner opens a task with.
@@ -291,7 +311,7 @@ async fn begin(
     opening: Opening<'_>,
     events: Vec<AgentEvent>,
     report: &mut Option<oneshot::Sender<Started>>,
-) -> Option<(Arc<LiveTask>, bool)> {
+) -> Option<Opened> {
     let Opening {
         task_id,
         context_id,
@@ -333,7 +353,9 @@ async fn begin(
     } else {
         // The opening write is not retried (a conflict refuses the message), so the
         // events need no keeping: their update events are made only for followers.
-        let followed = deps.registry.is_followed(task_id);
+        // A continued task may gain a follower before this runner is registered (its
+        // subscription reads the state it continues), so its events are always made.
+        let followed = expected.is_some() || deps.registry.is_followed(task_id);
         let initial = keep_opening.then(|| Arc::new(opened.clone()));
         let mut task = opened;
         let applied = apply_all(&mut task, events, request_id, followed);
@@ -393,8 +415,13 @@ async fn begin(
     }
     // Subscribers followed the task before it started: they get its opening snapshot
     // (from the report), then these events.
+    let changed = applied.count > 0;
     publish(deps, &live, &task, applied);
-    Some((live, register))
+    Some(Opened {
+        live,
+        registered: register,
+        changed,
+    })
 }
 
 /// Changes applied to a task, to broadcast.
@@ -444,13 +471,18 @@ fn apply_all(
 const CONFLICT_RETRIES: usize = 3;
 
 /// Applies agent events under the task's lock, stores them in one write and broadcasts
-/// them.
+/// them; whether the task changed.
 ///
 /// The write is conditional. When another writer changed the task first (a cancel from
 /// another instance, say), the fresh task is read: if it has ended, the runner adopts it
 /// (and tells the agent to stop); otherwise the events are applied to it and written
 /// again.
-async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, request_id: &str) {
+async fn deliver(
+    deps: &RunnerDeps,
+    live: &LiveTask,
+    events: Vec<AgentEvent>,
+    request_id: &str,
+) -> bool {
     let mut stored = live.state.lock().await;
     let mut events = events;
     for _ in 0..=CONFLICT_RETRIES {
@@ -458,7 +490,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
         // Always with the update events: after a conflict they are applied again.
         let applied = apply_all(&mut next, events, request_id, true);
         if applied.count == 0 {
-            return;
+            return false;
         }
         let next = Arc::new(next);
         match deps.store.put_shared(&next, Some(stored.version)).await {
@@ -468,7 +500,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
                     version,
                 };
                 publish(deps, live, &stored.task, applied);
-                return;
+                return true;
             }
             Err(StoreError::Conflict(_)) => match deps.store.get_shared(&next.id).await {
                 Ok(Some(fresh)) => {
@@ -490,7 +522,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
                             ended: true,
                         };
                         publish(deps, live, &stored.task, adopted);
-                        return;
+                        return true;
                     }
                     // Apply the same events to the fresh task.
                     events = applied.changes.into_iter().map(unapplied).collect();
@@ -505,7 +537,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
                     version: stored.version,
                 };
                 publish(deps, live, &stored.task, applied);
-                return;
+                return true;
             }
         }
     }
@@ -514,6 +546,7 @@ async fn deliver(deps: &RunnerDeps, live: &LiveTask, events: Vec<AgentEvent>, re
         task_id = stored.task.id,
         "agent events were lost to repeated write conflicts"
     );
+    false
 }
 
 /// The event an applied change came from (to apply it again after a conflict, without
@@ -557,17 +590,26 @@ fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying) {
     }
 }
 
-/// Closes the task when the agent returns: completed if it left it running; failed if
-/// the agent failed, after telling subscribers (-32603, generic) so that a stream ends
-/// with the error and a waiting send answers with it.
-async fn finish(deps: &RunnerDeps, live: &LiveTask, failed: bool, request_id: &str, task_id: &str) {
+/// Closes the task when the agent returns: completed if it left it running (or never
+/// changed a task it continued, which would otherwise wait for input it already got);
+/// failed if the agent failed, after telling subscribers (-32603, generic) so that a
+/// stream ends with the error and a waiting send answers with it.
+async fn finish(
+    deps: &RunnerDeps,
+    live: &LiveTask,
+    failed: bool,
+    changed: bool,
+    request_id: &str,
+    task_id: &str,
+) {
     if failed {
         deps.registry
             .publish(task_id, Err(Error::bare(Refusal::Internal)), false);
         live.settled
             .send_replace(Settled::Failed(Error::bare(Refusal::Internal)));
     }
-    if live.state.lock().await.task.status.state.ends_stream() {
+    let state = live.state.lock().await.task.status.state;
+    if state.is_terminal() || (state.ends_stream() && changed) {
         return;
     }
     let (state, text) = if failed {

@@ -188,7 +188,7 @@ impl StreamPrinter {
     }
 
     fn track(&mut self, event: &StreamEvent) {
-        if let Some(state) = protocol::state_of(event) {
+        if let Some(state) = event.state() {
             self.last_state = Some(state);
         }
     }

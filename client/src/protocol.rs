@@ -131,42 +131,9 @@ pub fn list_result_json(result: &model::ListTasksResult) -> Value {
     to_value(serde_json::to_value(v1_0::list_tasks_result(result)))
 }
 
-/// Which kind of stream: they end differently.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamKind {
-    /// `message/stream` / `SendStreamingMessage`: ends when the task ends or waits for the
-    /// client.
-    Send,
-    /// `tasks/resubscribe` / `SubscribeToTask`: stays open across input-required until the
-    /// task ends.
-    Subscription,
-}
-
-/// True when a stream of `kind` is over after `event`: a message; a task or status in a
-/// terminal state; for a send stream, also a status update that is interrupted or marked
-/// final. A task snapshot in an interrupted state does not end a send stream: a follow-up
-/// message reopens an input-required task, whose first snapshot still says so.
-pub fn ends_stream(kind: StreamKind, event: &model::StreamEvent) -> bool {
-    match event {
-        model::StreamEvent::Message(_) => true,
-        model::StreamEvent::Task(task) => task.status.state.is_terminal(),
-        model::StreamEvent::StatusUpdate(update) => {
-            update.status.state.is_terminal()
-                || (kind == StreamKind::Send
-                    && (update.is_final || update.status.state.is_interrupted()))
-        }
-        model::StreamEvent::ArtifactUpdate(_) => false,
-    }
-}
-
-/// The state an event reports, if it reports one.
-pub fn state_of(event: &model::StreamEvent) -> Option<model::TaskState> {
-    match event {
-        model::StreamEvent::Task(task) => Some(task.status.state),
-        model::StreamEvent::StatusUpdate(update) => Some(update.status.state),
-        _ => None,
-    }
-}
+/// Which kind of stream: they end differently (see [`model::StreamEvent::ends`], the rule
+/// the engine closes streams by).
+pub use a2a_core::model::StreamKind;
 
 #[cfg(test)]
 mod tests {

@@ -178,6 +178,27 @@ impl Transport {
         }
     }
 
+    /// `pending`, bounded by the stream idle timeout when `call` streams: past it, the
+    /// stream is interrupted (`what` did not happen in time).
+    async fn idle_bounded<T>(
+        &self,
+        call: &Call<'_>,
+        what: &str,
+        pending: impl Future<Output = T>,
+    ) -> Result<T, Error> {
+        match (call.streaming, self.stream_idle) {
+            (true, Some(limit)) => {
+                tokio::time::timeout(limit, pending)
+                    .await
+                    .map_err(|_| Error::StreamInterrupted {
+                        url: call.url.to_string(),
+                        detail: format!("{what} within {}s", limit.as_secs()),
+                    })
+            }
+            _ => Ok(pending.await),
+        }
+    }
+
     async fn attempt(&self, call: &Call<'_>) -> Result<Outcome, (Error, Option<Duration>)> {
         let url = call.url.as_str();
         let fail = |error: Error| (error, None);
@@ -206,16 +227,11 @@ impl Transport {
         let sent = Instant::now();
         tracing::debug!(method = %call.method, url, "request");
         let pending = self.http.execute(request);
-        let answered = match (call.streaming, self.stream_idle) {
-            (true, Some(limit)) => tokio::time::timeout(limit, pending).await.map_err(|_| {
-                fail(Error::StreamInterrupted {
-                    url: url.to_owned(),
-                    detail: format!("no answer began within {}s", limit.as_secs()),
-                })
-            })?,
-            _ => pending.await,
-        };
-        let response = answered.map_err(|error| fail(Error::transport(url, error)))?;
+        let response = self
+            .idle_bounded(call, "no answer began", pending)
+            .await
+            .map_err(fail)?
+            .map_err(|error| fail(Error::transport(url, error)))?;
         self.keep_session(response.headers());
         let status = response.status().as_u16();
         tracing::debug!(
@@ -241,17 +257,11 @@ impl Transport {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let reading = response.bytes();
-        let read = match (call.streaming, self.stream_idle) {
-            (true, Some(limit)) => tokio::time::timeout(limit, reading).await.map_err(|_| {
-                fail(Error::StreamInterrupted {
-                    url: url.to_owned(),
-                    detail: format!("the answer did not end within {}s", limit.as_secs()),
-                })
-            })?,
-            _ => reading.await,
-        };
-        let body = read.map_err(|error| fail(Error::transport(url, error)))?;
+        let body = self
+            .idle_bounded(call, "the answer did not end", response.bytes())
+            .await
+            .map_err(fail)?
+            .map_err(|error| fail(Error::transport(url, error)))?;
         if call.id.is_none() {
             // Not JSON-RPC (the card): a 2xx body is the answer; otherwise read an error.
             if (200..300).contains(&status) {

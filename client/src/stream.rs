@@ -130,10 +130,10 @@ impl Stream for EventStream {
             if let Some(data) = self.pending.pop_front() {
                 return match self.event(&data) {
                     Ok(event) => {
-                        if let Some(state) = protocol::state_of(&event) {
+                        if let Some(state) = event.state() {
                             self.last_state = Some(state);
                         }
-                        if protocol::ends_stream(self.kind, &event) {
+                        if event.ends(self.kind) {
                             self.finish(Ok(event))
                         } else {
                             Poll::Ready(Some(Ok(event)))

@@ -21,6 +21,14 @@ fn data(id: u64, result: &Value) -> String {
     format!("data: {}", rpc_result(id, result))
 }
 
+/// Whole events, one per JSON-RPC result for `id`.
+fn events(id: u64, results: &[Value]) -> String {
+    results
+        .iter()
+        .map(|result| format!("{}\n\n", data(id, result)))
+        .collect()
+}
+
 /// `text` with a piece boundary (`|`) inserted at byte `at`.
 fn cut(text: &str, at: usize) -> String {
     format!("{}|{}", &text[..at], &text[at..])
@@ -559,15 +567,15 @@ async fn the_sse_content_type_is_matched_case_insensitively() {
 async fn a_follow_up_stream_goes_on_past_the_reopened_tasks_first_snapshot() {
     // A follow-up to an input-required task: its first snapshot still says input-required.
     fn body(id: u64) -> String {
-        [
-            task("TASK_STATE_INPUT_REQUIRED"),
-            status("TASK_STATE_WORKING"),
-            artifact("answer", false, true),
-            status("TASK_STATE_COMPLETED"),
-        ]
-        .iter()
-        .map(|event| format!("{}\n\n", data(id, event)))
-        .collect()
+        events(
+            id,
+            &[
+                task("TASK_STATE_INPUT_REQUIRED"),
+                status("TASK_STATE_WORKING"),
+                artifact("answer", false, true),
+                status("TASK_STATE_COMPLETED"),
+            ],
+        )
     }
     let server = RawServer::start(vec![sse(body)]).await;
     let client = client(&server.url);
@@ -592,14 +600,14 @@ async fn a_follow_up_stream_goes_on_past_the_reopened_tasks_first_snapshot() {
 #[tokio::test]
 async fn a_subscription_stays_open_across_input_required() {
     fn body(id: u64) -> String {
-        [
-            status("TASK_STATE_INPUT_REQUIRED"),
-            status("TASK_STATE_WORKING"),
-            status("TASK_STATE_COMPLETED"),
-        ]
-        .iter()
-        .map(|event| format!("{}\n\n", data(id, event)))
-        .collect()
+        events(
+            id,
+            &[
+                status("TASK_STATE_INPUT_REQUIRED"),
+                status("TASK_STATE_WORKING"),
+                status("TASK_STATE_COMPLETED"),
+            ],
+        )
     }
     let server = RawServer::start(vec![sse(body)]).await;
     let client = client(&server.url);

@@ -270,6 +270,46 @@ pub enum StreamEvent {
     ArtifactUpdate(TaskArtifactUpdateEvent),
 }
 
+/// Which kind of stream an event belongs to: they end differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamKind {
+    /// `message/stream` / `SendStreamingMessage`: ends when the task ends or waits for the
+    /// client.
+    Send,
+    /// `tasks/resubscribe` / `SubscribeToTask`: stays open across input-required until the
+    /// task ends.
+    Subscription,
+}
+
+impl StreamEvent {
+    /// The state the event reports, if it reports one.
+    pub fn state(&self) -> Option<TaskState> {
+        match self {
+            Self::Task(task) => Some(task.status.state),
+            Self::StatusUpdate(update) => Some(update.status.state),
+            Self::Message(_) | Self::ArtifactUpdate(_) => None,
+        }
+    }
+
+    /// True when a stream of `kind` is over after this event: a message; a task or status
+    /// in a terminal state; for a send stream, also a status update that is interrupted or
+    /// marked final. A task snapshot in an interrupted state does not end a send stream: a
+    /// follow-up message reopens an input-required task, whose first snapshot still says so.
+    /// The one rule for both ends: the engine closes streams by it, clients stop reading.
+    pub fn ends(&self, kind: StreamKind) -> bool {
+        match self {
+            Self::Message(_) => true,
+            Self::Task(task) => task.status.state.is_terminal(),
+            Self::StatusUpdate(update) => {
+                update.status.state.is_terminal()
+                    || (kind == StreamKind::Send
+                        && (update.is_final || update.status.state.is_interrupted()))
+            }
+            Self::ArtifactUpdate(_) => false,
+        }
+    }
+}
+
 /// How a send should be handled.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SendConfiguration {

@@ -353,3 +353,56 @@ fn timestamps_are_rfc3339_with_milliseconds() {
     assert_eq!(now.len(), "2026-01-02T03:04:05.678Z".len(), "{now}");
     assert!(now.ends_with('Z'));
 }
+
+#[test]
+fn streams_end_by_one_rule_for_both_kinds() {
+    use a2a_core::model::{StreamEvent, StreamKind, TaskStatusUpdateEvent};
+
+    let update = |state: TaskState, is_final: bool| {
+        StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            is_final,
+            metadata: None,
+        })
+    };
+    let snapshot = |state| StreamEvent::Task(task("t", "c", state, "2026-01-01T00:00:00Z"));
+    let cases = [
+        // (event, ends a send stream, ends a subscription)
+        (update(TaskState::Working, false), false, false),
+        (update(TaskState::InputRequired, false), true, false),
+        (update(TaskState::AuthRequired, false), true, false),
+        (update(TaskState::Working, true), true, false),
+        (update(TaskState::Completed, false), true, true),
+        (update(TaskState::Canceled, true), true, true),
+        // A reopened task's first snapshot still says input-required: it ends nothing.
+        (snapshot(TaskState::InputRequired), false, false),
+        (snapshot(TaskState::Failed), true, true),
+        (
+            StreamEvent::Message(Message::text(Role::Agent, "m", "hi")),
+            true,
+            true,
+        ),
+    ];
+    for (event, send, subscription) in cases {
+        assert_eq!(event.ends(StreamKind::Send), send, "send: {event:?}");
+        assert_eq!(
+            event.ends(StreamKind::Subscription),
+            subscription,
+            "subscription: {event:?}"
+        );
+    }
+    assert_eq!(
+        update(TaskState::Working, false).state(),
+        Some(TaskState::Working)
+    );
+    assert_eq!(
+        StreamEvent::Message(Message::text(Role::Agent, "m", "hi")).state(),
+        None
+    );
+}

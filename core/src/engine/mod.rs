@@ -26,7 +26,8 @@ use crate::error::{Error, ErrorProfile, Refusal};
 use crate::health::Health;
 use crate::jsonrpc::{self, Id};
 use crate::model::{
-    Message, Role, SendMessageParams, SendResult, StreamEvent, Task, TaskState, TaskStatus,
+    Message, Role, SendMessageParams, SendResult, StreamEvent, StreamKind, Task, TaskState,
+    TaskStatus,
 };
 use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
@@ -459,7 +460,7 @@ impl Engine {
                 Ok(Reply::Stream(Box::pin(stream::iter([event]))))
             }
             Started::Task { initial, .. } => {
-                Ok(self.event_stream(version, id.clone(), initial, updates, ends_stream))
+                Ok(self.event_stream(version, id.clone(), initial, updates, StreamKind::Send))
             }
         }
     }
@@ -488,17 +489,17 @@ impl Engine {
             )
             .with_metadata("taskId", task_id));
         }
-        Ok(self.event_stream(version, id.clone(), task, updates, ends_at_terminal))
+        Ok(self.event_stream(version, id.clone(), task, updates, StreamKind::Subscription))
     }
 
-    /// The task first, then every update until `last` says an event is the last one.
+    /// The task first, then every update until one ends a stream of `kind`.
     fn event_stream(
         &self,
         version: ProtocolVersion,
         id: Id,
         initial: Arc<Task>,
         updates: broadcast::Receiver<Update>,
-        last: fn(&StreamEvent) -> bool,
+        kind: StreamKind,
     ) -> Reply {
         let profile = self.profile;
         let initial = Arc::unwrap_or_clone(initial);
@@ -508,7 +509,7 @@ impl Engine {
             match updates.recv().await {
                 Ok(Ok(event)) => {
                     let body = respond::stream_event(version, &id, &event);
-                    let next = (!last(&event)).then_some((updates, id));
+                    let next = (!event.ends(kind)).then_some((updates, id));
                     Some((body, next))
                 }
                 Ok(Err(error)) => Some((respond::error_body(id, &error, profile).1, None)),
@@ -581,25 +582,6 @@ fn trimmed(task: &Task, history_length: Option<u32>) -> Cow<'_, Task> {
             Cow::Owned(tasks::view(task, history_length, true))
         }
         _ => Cow::Borrowed(task),
-    }
-}
-
-/// A subscription ends when the task does: it stays open across input-required.
-fn ends_at_terminal(event: &StreamEvent) -> bool {
-    match event {
-        StreamEvent::StatusUpdate(update) => update.status.state.is_terminal(),
-        StreamEvent::Task(task) => task.status.state.is_terminal(),
-        StreamEvent::Message(_) | StreamEvent::ArtifactUpdate(_) => false,
-    }
-}
-
-/// A send stream ends when the task ends or waits for the client.
-fn ends_stream(event: &StreamEvent) -> bool {
-    match event {
-        StreamEvent::StatusUpdate(update) => update.status.state.ends_stream(),
-        StreamEvent::Message(_) => true,
-        StreamEvent::Task(task) => task.status.state.is_terminal(),
-        StreamEvent::ArtifactUpdate(_) => false,
     }
 }
 

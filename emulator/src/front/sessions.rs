@@ -113,9 +113,11 @@ impl Sessions {
     /// The live session `id`, made if needed, with how long a session made now takes to
     /// start. An invocation is refused while the session starts or (exclusive) is busy.
     fn session(&self, id: &str, invocation: bool) -> Result<(Arc<Session>, Duration), Unavailable> {
-        let now = Instant::now();
         let startup = self.policy.startup;
         let mut slots = self.lock();
+        // Read the clock under the lock: a time read before another call made the session
+        // would fall before its `ready_at` and refuse a ready session as "starting".
+        let now = Instant::now();
         let expired = matches!(
             slots.get(id),
             Some(Slot::Live(session))

@@ -148,7 +148,7 @@ impl EventSink {
 
     /// An agent message bound to this task and context.
     pub fn agent_message(&self, text: impl Into<String>) -> Message {
-        let mut message = Message::text(Role::Agent, uuid::Uuid::new_v4().to_string(), text);
+        let mut message = Message::text(Role::Agent, crate::model::new_id(), text);
         message.task_id = Some(self.task_id.clone());
         message.context_id = Some(self.context_id.clone());
         message

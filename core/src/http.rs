@@ -21,7 +21,9 @@ use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
 use tower_http::trace::TraceLayer;
 
 use crate::engine::{CallContext, Engine, Reply};
@@ -104,18 +106,32 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
         .route("/ping", get(ping))
         .fallback(not_found)
         .with_state(state);
-    // The layers wrap the whole router once, rather than each route through
-    // `Router::layer`: every layer there is a boxed service cloned, and a boxed future
-    // made, per request.
-    let layered = ServiceBuilder::new()
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http())
-        .layer(CatchPanicLayer::custom(|_| panic_response()))
-        .layer(DefaultBodyLimit::max(options.max_body_bytes))
-        .service(routes);
-    Router::new().fallback_service(layered)
+    // Applied with `Router::layer` (each route, and the fallbacks, are wrapped): wrapping
+    // the whole router as the fallback of another one adds a router and a boxed future
+    // per request.
+    routes.layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(NewRequestId))
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(TraceLayer::new_for_http())
+            .layer(CatchPanicLayer::custom(|_| panic_response()))
+            .layer(DefaultBodyLimit::max(options.max_body_bytes)),
+    )
 }
+
+/// Makes a request id (a UUID v4) for a request that came without one.
+#[derive(Debug, Clone, Copy)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        // Encoded in place: tower-http's `MakeRequestUuid` formats a `String` and parses it.
+        let mut buffer = uuid::Uuid::encode_buffer();
+        let id = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buffer);
+        HeaderValue::from_str(id).ok().map(RequestId::new)
+    }
+}
+
 /// The path of a public URL without its trailing slash (`https://h/a2a/v1/` → `/a2a/v1`),
 /// when it is not `/`: JSON-RPC is served there too.
 pub fn interface_path(public_url: &str) -> Option<String> {

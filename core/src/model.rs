@@ -19,6 +19,16 @@ pub enum Role {
     Agent,
 }
 
+/// A new random id (a UUID v4, hyphenated, lower case), as the engine gives tasks,
+/// contexts and its own messages.
+pub fn new_id() -> String {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    uuid::Uuid::new_v4()
+        .hyphenated()
+        .encode_lower(&mut buffer)
+        .to_owned()
+}
+
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {

@@ -289,35 +289,62 @@ fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
 
 /// The current time as an RFC 3339 timestamp with milliseconds (`2026-01-02T03:04:05.678Z`).
 pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    // RFC 3339 has four-digit years only.
-    let Some(year) = u32::try_from(now.year()).ok().filter(|year| *year <= 9999) else {
-        return String::new();
-    };
-    // Written digit by digit: this runs for every status change, and `format!` or the
-    // `time` formatter cost several times more.
-    let mut text = String::with_capacity(24);
-    push_digits(&mut text, year, 4);
-    for (separator, value, width) in [
-        ('-', u32::from(u8::from(now.month())), 2),
-        ('-', u32::from(now.day()), 2),
-        ('T', u32::from(now.hour()), 2),
-        (':', u32::from(now.minute()), 2),
-        (':', u32::from(now.second()), 2),
-        ('.', u32::from(now.millisecond()), 3),
-    ] {
-        text.push(separator);
-        push_digits(&mut text, value, width);
-    }
-    text.push('Z');
-    text
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339_millis(since_epoch.as_secs(), since_epoch.subsec_millis())
 }
 
-/// Appends the last `width` decimal digits of `value`, zero-padded.
-fn push_digits(text: &mut String, value: u32, width: u32) {
-    for place in (0..width).rev() {
-        let digit = value / 10u32.pow(place) % 10;
-        text.push(char::from_digit(digit, 10).unwrap_or('0'));
+/// The UTC time `seconds` (plus `millis`) after the Unix epoch, as [`now_rfc3339`] writes
+/// it; empty past the year 9999 (RFC 3339 has four-digit years only).
+///
+/// Written by hand: this runs for every status change, and the `time` crate's calendar
+/// and formatter cost several times more.
+pub fn rfc3339_millis(seconds: u64, millis: u32) -> String {
+    let (year, month, day) = civil_date(seconds / 86_400);
+    if year > 9999 {
+        return String::new();
+    }
+    let of_day = seconds % 86_400;
+    let mut text = *b"0000-00-00T00:00:00.000Z";
+    write_digits(&mut text[0..4], year);
+    write_digits(&mut text[5..7], month);
+    write_digits(&mut text[8..10], day);
+    write_digits(&mut text[11..13], of_day / 3600);
+    write_digits(&mut text[14..16], of_day / 60 % 60);
+    write_digits(&mut text[17..19], of_day % 60);
+    write_digits(&mut text[20..23], u64::from(millis.min(999)));
+    // Only ASCII digits and separators were written.
+    std::str::from_utf8(&text).unwrap_or_default().to_owned()
+}
+
+/// Year, month (1-12) and day (1-31) of the proleptic Gregorian calendar, `days` after
+/// 1970-01-01 (the days-from-civil inverse by eras of 400 years).
+fn civil_date(days: u64) -> (u64, u64, u64) {
+    // Days since 0000-03-01, so that a leap day ends its year.
+    let days = days + 719_468;
+    let era = days / 146_097;
+    let day_of_era = days % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Writes the last `slot.len()` decimal digits of `value` into `slot`, zero-padded.
+fn write_digits(slot: &mut [u8], mut value: u64) {
+    for byte in slot.iter_mut().rev() {
+        // `value % 10` is below 10, so the cast keeps it.
+        *byte = b'0' + (value % 10) as u8;
+        value /= 10;
     }
 }
 

@@ -355,6 +355,43 @@ fn timestamps_are_rfc3339_with_milliseconds() {
 }
 
 #[test]
+fn timestamps_match_the_calendar_from_1970_to_9999() {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    let last = 253_402_300_799; // 9999-12-31T23:59:59Z
+    // Leap days (2000 is leap, 2100 is not), year and month ends, then a stride across
+    // every era of the range.
+    let chosen = [
+        0,
+        951_782_400,
+        951_868_799,
+        4_107_542_399,
+        4_107_542_400,
+        last,
+    ];
+    let stride = (0..=last)
+        .step_by(7_777_777)
+        .map(|seconds| seconds + seconds % 86_400);
+    for seconds in chosen
+        .into_iter()
+        .chain(stride.filter(|seconds| *seconds <= last))
+    {
+        let millis = u32::try_from(seconds % 1000).unwrap();
+        let at = time::OffsetDateTime::from_unix_timestamp(i64::try_from(seconds).unwrap())
+            .unwrap()
+            + time::Duration::milliseconds(i64::from(millis));
+        assert_eq!(
+            tasks::rfc3339_millis(seconds, millis),
+            at.format(&format).unwrap(),
+            "{seconds} s"
+        );
+    }
+    assert_eq!(tasks::rfc3339_millis(0, 7), "1970-01-01T00:00:00.007Z");
+    assert_eq!(tasks::rfc3339_millis(last + 1, 0), "", "past year 9999");
+}
+
+#[test]
 fn streams_end_by_one_rule_for_both_kinds() {
     use a2a_core::model::{StreamEvent, StreamKind, TaskStatusUpdateEvent};
 

@@ -343,15 +343,14 @@ impl Engine {
             None => None,
             Some(task_id) => Some(self.continuable(task_id, &message).await?),
         };
-        let task_id = previous.as_ref().map_or_else(
-            || uuid::Uuid::new_v4().to_string(),
-            |stored| stored.task.id.clone(),
-        );
+        let task_id = previous
+            .as_ref()
+            .map_or_else(crate::model::new_id, |stored| stored.task.id.clone());
         let context_id = previous
             .as_ref()
             .map(|stored| stored.task.context_id.clone())
             .or_else(|| message.context_id.clone())
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            .unwrap_or_else(crate::model::new_id);
         let context = RequestContext {
             message,
             task_id,

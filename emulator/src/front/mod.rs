@@ -130,7 +130,7 @@ fn route(method: &Method, path: &str, interface: Option<&str>) -> Result<Route, 
 }
 
 async fn handle(State(front): State<Arc<Front>>, request: Request) -> Response {
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let request_id = a2a_core::model::new_id();
     let (mut parts, body) = request.into_parts();
     let span = tracing::info_span!("invocation", request_id, path = parts.uri.path());
     // The container logs the platform's request id as its own.

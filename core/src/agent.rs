@@ -28,6 +28,8 @@
 //! }
 //! ```
 
+use std::sync::Arc;
+
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -46,8 +48,9 @@ pub struct RequestContext {
     pub task_id: String,
     /// The conversation.
     pub context_id: String,
-    /// The task as stored before this message, when the message continues a task.
-    pub previous: Option<Task>,
+    /// The task as stored before this message, when the message continues a task
+    /// (shared with the store: not copied).
+    pub previous: Option<Arc<Task>>,
     /// The platform session (AgentCore's session header), when there is one.
     pub session_id: Option<String>,
     /// The id the host gave this request, for logs.

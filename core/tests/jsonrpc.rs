@@ -196,6 +196,22 @@ fn brackets_inside_strings_do_not_count_as_nesting() {
 }
 
 #[test]
+fn many_shallow_brackets_are_not_nesting() {
+    // More opening brackets than the limit allows levels, none deeper than 3.
+    let items = vec!["{}"; MAX_DEPTH * 4].join(",");
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"message/send","params":{{"items":[{items}]}}}}"#
+    );
+    assert!(parse_request(body.as_bytes()).is_ok());
+    // And nesting past the limit among them is still found.
+    let deep = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"message/send","params":{{"items":[{items}],"d":{deep}}}}}"#
+    );
+    assert!(parse_request(body.as_bytes()).is_err());
+}
+
+#[test]
 fn ids_are_echoed_exactly() {
     for (raw, expected) in [
         ("\"req-001\"", json!("req-001")),

@@ -77,42 +77,48 @@ pub(crate) struct RunnerDeps {
 /// `previous` is the stored task when the message continues one. `keep_opening`: the
 /// caller shows the task as it opened (a stream, a non-blocking send), so the runner keeps
 /// that snapshot apart from the task its first events change.
-pub(crate) async fn start(
+///
+/// The runner is made before the returned future is first polled; that future holds
+/// only the runner's box and the report's receiver (an `async fn` would hold its
+/// arguments twice, the request's context among them).
+pub(crate) fn start(
     deps: RunnerDeps,
     context: RequestContext,
     previous: Option<SharedStored>,
     keep_opening: bool,
-) -> Started {
+) -> impl Future<Output = Started> + Send {
     let (report, started) = oneshot::channel();
     // Boxed: the runner's future is large (the agent's events, the store's writes), and
     // it may move to a task of its own after its first poll.
     let mut runner = Box::pin(run(deps, context, previous, keep_opening, report));
-    // The first poll runs here, in the caller's task: an agent that answers at once
-    // (and a store that answers at once) is done within it, with no task spawned and no
-    // wake-up between tasks. Otherwise the runner goes on in its own task, so that a
-    // caller that goes away (a client that disconnects) does not stop it. This poll
-    // wakes no one (the runner's own channel would wake the caller, whose connection
-    // would then be polled again for nothing): the spawned task's first poll registers
-    // its waker with whatever the runner waits on.
-    let pending = runner
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-        .is_pending();
-    if pending {
-        tokio::spawn(runner);
-    } else {
-        // Answer after the other requests that are ready now, as when the runner was
-        // spawned: under load the answers then leave together, and a client waiting on
-        // several connections is woken once for them, not once per answer. Measured
-        // (scripts/load.py --pin): answering at once cost ~40% more CPU per request.
-        tokio::task::yield_now().await;
+    async move {
+        // The first poll runs here, in the caller's task: an agent that answers at once
+        // (and a store that answers at once) is done within it, with no task spawned and no
+        // wake-up between tasks. Otherwise the runner goes on in its own task, so that a
+        // caller that goes away (a client that disconnects) does not stop it. This poll
+        // wakes no one (the runner's own channel would wake the caller, whose connection
+        // would then be polled again for nothing): the spawned task's first poll registers
+        // its waker with whatever the runner waits on.
+        let pending = runner
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+            .is_pending();
+        if pending {
+            tokio::spawn(runner);
+        } else {
+            // Answer after the other requests that are ready now, as when the runner was
+            // spawned: under load the answers then leave together, and a client waiting on
+            // several connections is woken once for them, not once per answer. Measured
+            // (scripts/load.py --pin): answering at once cost ~40% more CPU per request.
+            tokio::task::yield_now().await;
+        }
+        started.await.unwrap_or_else(|_| {
+            Started::Failed(Error::new(
+                Refusal::Internal,
+                "the task runner stopped before it started",
+            ))
+        })
     }
-    started.await.unwrap_or_else(|_| {
-        Started::Failed(Error::new(
-            Refusal::Internal,
-            "the task runner stopped before it started",
-        ))
-    })
 }
 
 /// The runner: owns the task from the agent's first event to its last.
@@ -120,13 +126,16 @@ pub(crate) async fn start(
 /// The agent runs inside the runner's own tokio task (no extra spawn, no hop between
 /// threads per event); a panic is caught here and treated as an agent failure. Events the
 /// agent sends after `execute` returns are dropped.
-async fn run(
+///
+/// What the runner keeps is set up before its future is made, which holds each piece
+/// once (an `async fn` would keep a copy of every argument besides).
+fn run(
     deps: RunnerDeps,
     context: RequestContext,
     previous: Option<SharedStored>,
     keep_opening: bool,
     report: oneshot::Sender<Started>,
-) {
+) -> impl Future<Output = ()> + Send + 'static {
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
     let mut runner = Work {
         request_id: context.request_id.clone(),
@@ -141,72 +150,74 @@ async fn run(
         registered: false,
         changed: false,
     };
-    let agent = Arc::clone(&deps.agent);
-    let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
-    tokio::pin!(execution);
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            Some(event) = events.recv() => {
-                let batch = with_queued(event, &mut events, BATCH);
-                runner.on_events(&deps, batch, false).await;
+    async move {
+        let agent = Arc::clone(&deps.agent);
+        let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
+        tokio::pin!(execution);
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(event) = events.recv() => {
+                    let batch = with_queued(event, &mut events, BATCH);
+                    runner.on_events(&deps, batch, false).await;
+                }
+                outcome = &mut execution => break outcome,
             }
-            outcome = &mut execution => break outcome,
+        };
+        let failure = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(error)) => Some(format!("agent error: {error}")),
+            Err(_) => Some("agent panicked".to_owned()),
+        };
+        while let Some(event) = events.try_recv() {
+            // The agent has returned: whatever it left goes in one batch (the queue holds
+            // at most 64), so whether the task is over is judged on all of it.
+            let batch = with_queued(event, &mut events, usize::MAX);
+            runner.on_events(&deps, batch, failure.is_none()).await;
         }
-    };
-    let failure = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(error)) => Some(format!("agent error: {error}")),
-        Err(_) => Some("agent panicked".to_owned()),
-    };
-    while let Some(event) = events.try_recv() {
-        // The agent has returned: whatever it left goes in one batch (the queue holds
-        // at most 64), so whether the task is over is judged on all of it.
-        let batch = with_queued(event, &mut events, usize::MAX);
-        runner.on_events(&deps, batch, failure.is_none()).await;
-    }
-    if let Some(detail) = &failure {
-        tracing::error!(
-            request_id = runner.request_id,
-            task_id = runner.task_id,
-            detail,
-            "agent failed"
-        );
-    }
-    if runner.live.is_none() {
-        // Either the agent replied directly (the report is gone), or it returned without
-        // an event: then the task exists only to record how it ended.
-        if runner.report.is_none() {
+        if let Some(detail) = &failure {
+            tracing::error!(
+                request_id = runner.request_id,
+                task_id = runner.task_id,
+                detail,
+                "agent failed"
+            );
+        }
+        if runner.live.is_none() {
+            // Either the agent replied directly (the report is gone), or it returned without
+            // an event: then the task exists only to record how it ended.
+            if runner.report.is_none() {
+                deps.registry.prune_topics();
+                return;
+            }
+            if failure.is_some() {
+                if let Some(pending) = runner.report.take() {
+                    let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
+                }
+                deps.registry.prune_topics();
+                return;
+            }
+            runner.begin(&deps, Vec::new(), false).await;
+        }
+        let Some(live) = runner.live.take() else {
+            // The opening write failed: a stream that followed the task is told and gone.
             deps.registry.prune_topics();
             return;
-        }
-        if failure.is_some() {
-            if let Some(pending) = runner.report.take() {
-                let _ = pending.send(Started::Failed(Error::bare(Refusal::Internal)));
-            }
+        };
+        finish(
+            &deps,
+            &live,
+            failure.is_some(),
+            runner.changed,
+            &runner.request_id,
+            &runner.task_id,
+        )
+        .await;
+        if runner.registered {
+            deps.registry.remove(&runner.task_id, &live, &deps.health);
+        } else {
             deps.registry.prune_topics();
-            return;
         }
-        runner.begin(&deps, Vec::new(), false).await;
-    }
-    let Some(live) = runner.live.take() else {
-        // The opening write failed: a stream that followed the task is told and gone.
-        deps.registry.prune_topics();
-        return;
-    };
-    finish(
-        &deps,
-        &live,
-        failure.is_some(),
-        runner.changed,
-        &runner.request_id,
-        &runner.task_id,
-    )
-    .await;
-    if runner.registered {
-        deps.registry.remove(&runner.task_id, &live, &deps.health);
-    } else {
-        deps.registry.prune_topics();
     }
 }
 

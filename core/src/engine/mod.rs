@@ -355,7 +355,7 @@ impl Engine {
             message,
             task_id,
             context_id,
-            previous: previous.as_ref().map(|stored| Task::clone(&stored.task)),
+            previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
             session_id: call.session_id.clone(),
             request_id: call.request_id.clone(),
             cancellation: CancellationToken::new(),

@@ -49,8 +49,8 @@ pub(crate) fn send_result(version: ProtocolVersion, id: &Id, result: &SendResult
 /// `SendResult::Task`, without owning the task).
 pub(crate) fn send_task(version: ProtocolVersion, id: &Id, task: &Task) -> Vec<u8> {
     match version {
-        ProtocolVersion::V0_3 => success(id, &v0_3::SendResult::Task(v0_3::task(task))),
-        ProtocolVersion::V1_0 => success(id, &v1_0::SendMessageResponse::Task(v1_0::task(task))),
+        ProtocolVersion::V0_3 => success(id, &v0_3::task_view(task)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::send_task_view(task)),
     }
 }
 
@@ -65,8 +65,8 @@ pub(crate) fn stream_event(version: ProtocolVersion, id: &Id, event: &StreamEven
 /// A bare task (get, cancel).
 pub(crate) fn task(version: ProtocolVersion, id: &Id, task: &Task) -> Vec<u8> {
     match version {
-        ProtocolVersion::V0_3 => success(id, &v0_3::task(task)),
-        ProtocolVersion::V1_0 => success(id, &v1_0::task(task)),
+        ProtocolVersion::V0_3 => success(id, &v0_3::task_view(task)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::task_view(task)),
     }
 }
 

@@ -34,3 +34,20 @@ pub fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
         ))
     })
 }
+
+/// Every item of a list, each written through its view (the versions' borrowed views of
+/// tasks, messages and artifacts).
+pub(crate) struct Each<'a, T, V>(pub(crate) &'a [T], pub(crate) fn(&'a T) -> V);
+
+impl<T, V> Each<'_, T, V> {
+    /// For `skip_serializing_if`: an empty list is not written.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a, T, V: serde::Serialize> serde::Serialize for Each<'a, T, V> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(self.1))
+    }
+}

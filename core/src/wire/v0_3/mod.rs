@@ -47,6 +47,7 @@ mod message;
 mod params;
 mod parts;
 mod task;
+mod views;
 
 pub use events::{SendResult, StreamEvent, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
 pub use message::{Message, Role};
@@ -56,6 +57,7 @@ pub use params::{
 };
 pub use parts::{DataPart, File, FilePart, FileWithBytes, FileWithUri, Part, TextPart};
 pub use task::{Artifact, Task, TaskState, TaskStatus};
+pub use views::{ArtifactView, MessageView, PartView, StatusView, TaskView};
 
 /// Parses the params of `message/send` and `message/stream`.
 ///
@@ -121,6 +123,12 @@ pub fn stream_event(event: &model::StreamEvent) -> StreamEvent {
 
 /// The `result` of `tasks/get` and `tasks/cancel`.
 pub fn task(task: &model::Task) -> Task {
+    task.into()
+}
+
+/// A task to write, borrowed: what [`task`] writes (and [`send_result`] for a task),
+/// without a copy.
+pub fn task_view(task: &model::Task) -> TaskView<'_> {
     task.into()
 }
 

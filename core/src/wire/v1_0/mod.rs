@@ -62,6 +62,7 @@ mod params;
 mod parts;
 mod push;
 mod responses;
+mod views;
 
 pub use enums::{Role, TaskState};
 pub use objects::{
@@ -74,6 +75,7 @@ pub use params::{
 pub use parts::{Part, PartContent};
 pub use push::{AuthenticationInfo, TaskPushNotificationConfig};
 pub use responses::{ListTasksResponse, SendMessageResponse, StreamResponse};
+pub use views::{ArtifactView, MessageView, PartView, StatusView, TaskView};
 
 /// Parses the params of `SendMessage` and `SendStreamingMessage` (a `SendMessageRequest`).
 ///
@@ -162,6 +164,23 @@ pub fn stream_event(event: &model::StreamEvent) -> StreamResponse {
 /// The result of `GetTask` and `CancelTask`: a bare task.
 pub fn task(task: &model::Task) -> Task {
     task.into()
+}
+
+/// A task to write, borrowed: what [`task`] writes, without a copy.
+pub fn task_view(task: &model::Task) -> TaskView<'_> {
+    task.into()
+}
+
+/// The result of a `SendMessage` that made or continued a task (`{"task": …}`, as
+/// [`send_result`] writes it), borrowed.
+pub fn send_task_view(task: &model::Task) -> SendTaskView<'_> {
+    SendTaskView { task: task.into() }
+}
+
+/// `{"task": …}`: see [`send_task_view`].
+#[derive(serde::Serialize)]
+pub struct SendTaskView<'a> {
+    task: TaskView<'a>,
 }
 
 /// The result of `ListTasks`.

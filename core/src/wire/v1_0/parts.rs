@@ -133,7 +133,7 @@ impl Serialize for Part {
 }
 
 /// Writes bytes as standard padded base64 without an intermediate string.
-struct Base64Text<'a>(&'a [u8]);
+pub(super) struct Base64Text<'a>(pub(super) &'a [u8]);
 
 impl Serialize for Base64Text<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -1,5 +1,7 @@
 //! `echo`: completes a task whose artifact echoes the input text.
 
+use std::pin::Pin;
+
 use crate::agent::{Agent, AgentError, EventSink, RequestContext};
 use crate::card::{AgentCard, Capabilities, Skill};
 
@@ -30,11 +32,25 @@ impl Agent for EchoAgent {
         card
     }
 
-    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+    // Written as `#[async_trait]` writes an `async fn`, except that the text is taken
+    // before the future is made: the future then holds only the sink and the text (about
+    // 300 bytes), where the `async fn` would hold the whole request context twice (over
+    // 1 KiB, a slower allocation for every request).
+    fn execute<'agent, 'future>(
+        &'agent self,
+        context: RequestContext,
+        events: EventSink,
+    ) -> Pin<Box<dyn Future<Output = Result<(), AgentError>> + Send + 'future>>
+    where
+        'agent: 'future,
+        Self: 'future,
+    {
         let text = context.message.joined_text();
-        events.artifact_text("echo", text, false, true).await?;
-        events.complete(None).await?;
-        Ok(())
+        Box::pin(async move {
+            events.working(None).await?;
+            events.artifact_text("echo", text, false, true).await?;
+            events.complete(None).await?;
+            Ok(())
+        })
     }
 }

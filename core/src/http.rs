@@ -147,7 +147,9 @@ pub fn interface_path(public_url: &str) -> Option<String> {
 /// What the RPC handler reads from a request's head, taken without copying the headers.
 struct RpcHead {
     call: CallContext,
-    content_type: Option<Error>,
+    /// The content type, when it is one the RPC refuses (kept as text: the handler's
+    /// future holds this head, and an error is larger).
+    refused_content_type: Option<Box<str>>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
@@ -162,7 +164,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
                 .map(str::to_owned)
         };
         Ok(Self {
-            content_type: content_type_error(headers),
+            refused_content_type: refused_content_type(headers),
             call: CallContext {
                 version_header: text(VERSION_HEADER),
                 query: parts.uri.query().map(str::to_owned),
@@ -173,49 +175,60 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
     }
 }
 
-async fn rpc(
+/// The JSON-RPC handler. A function returning its future rather than an `async fn`, which
+/// would keep a second copy of its arguments in the future axum boxes for every request;
+/// the refusals that need no waiting are decided before the future is made.
+fn rpc(
     State(state): State<Arc<AppState>>,
     head: RpcHead,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
-    let engine = &state.engine;
-    if let Some(error) = head.content_type {
-        return reply(engine.refuse(Id::Null, &error));
-    }
-    let body = match body {
-        Ok(body) => body,
-        Err(rejection) => {
-            let error = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::invalid_request(format!(
-                    "the body is larger than {} bytes",
-                    state.max_body_bytes
-                ))
-            } else {
-                Error::invalid_request(format!("the body could not be read: {rejection}"))
-            };
-            return reply(engine.refuse(Id::Null, &error));
+) -> impl Future<Output = Response> + Send {
+    let checked = readable(&state, head.refused_content_type, body);
+    let call = head.call;
+    async move {
+        match checked {
+            Ok(body) => reply(state.engine.handle(&body, &call).await),
+            Err(refused) => reply(refused),
         }
-    };
-    reply(engine.handle(&body, &head.call).await)
+    }
 }
 
-/// -32005 unless the content type is JSON (a missing content type is accepted).
-fn content_type_error(headers: &HeaderMap) -> Option<Error> {
+/// The body, or the refusal of a request whose content type or body cannot be read.
+fn readable(
+    state: &AppState,
+    refused_content_type: Option<Box<str>>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Bytes, Reply> {
+    if let Some(text) = refused_content_type {
+        let error = Error::new(
+            Refusal::ContentTypeNotSupported,
+            format!("Content-Type {text:?} is not supported; send application/json"),
+        );
+        return Err(state.engine.refuse(Id::Null, &error));
+    }
+    body.map_err(|rejection| {
+        let error = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::invalid_request(format!(
+                "the body is larger than {} bytes",
+                state.max_body_bytes
+            ))
+        } else {
+            Error::invalid_request(format!("the body could not be read: {rejection}"))
+        };
+        state.engine.refuse(Id::Null, &error)
+    })
+}
+
+/// The content type's text unless it is JSON (refused with -32005; a missing content type
+/// is accepted).
+fn refused_content_type(headers: &HeaderMap) -> Option<Box<str>> {
     let value = headers.get(header::CONTENT_TYPE)?;
     let text = value.to_str().unwrap_or_default();
-    let essence = text
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    if essence == "application/json" || essence == "application/a2a+json" {
-        return None;
-    }
-    Some(Error::new(
-        Refusal::ContentTypeNotSupported,
-        format!("Content-Type {text:?} is not supported; send application/json"),
-    ))
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    let json = ["application/json", "application/a2a+json"]
+        .iter()
+        .any(|accepted| essence.eq_ignore_ascii_case(accepted));
+    (!json).then(|| text.into())
 }
 
 fn reply(reply: Reply) -> Response {

@@ -15,6 +15,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::Stream;
+use futures_util::TryFutureExt as _;
 use futures_util::stream::{self, StreamExt as _};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
@@ -245,7 +246,9 @@ impl Engine {
             Operation::Stream => {
                 self.require_streaming(&request.method)?;
                 let params = parse_send(version, params)?;
-                self.stream(version, id, params, call).await
+                // Boxed, as cancel below: the largest futures of the rarer methods would
+                // otherwise size every request's future (a send's included).
+                Box::pin(self.stream(version, id, params, call)).await
             }
             Operation::GetTask => {
                 let params = match version {
@@ -277,7 +280,7 @@ impl Engine {
             }
             Operation::CancelTask => {
                 let params = parse_task_id(version, params)?;
-                let task = self.cancel(&params.id, call).await?;
+                let task = Box::pin(self.cancel(&params.id, call)).await?;
                 Ok(json(respond::task(version, id, &task)))
             }
             Operation::Subscribe => {
@@ -329,39 +332,51 @@ impl Engine {
 
     /// Checks the message and prepares the start (or continuation) of its task: what the
     /// agent will be told, and the stored task it continues.
-    async fn prepare(
-        &self,
+    ///
+    /// The checks that need no waiting run before the future is made.
+    fn prepare<'a>(
+        &'a self,
         message: Message,
-        call: &CallContext,
-    ) -> Result<(RequestContext, Option<SharedStored>), Error> {
+        call: &'a CallContext,
+    ) -> impl Future<Output = Result<(RequestContext, Option<SharedStored>), Error>> + Send + 'a
+    {
+        let checked = self.check_message(&message);
+        async move {
+            checked?;
+            let previous = match &message.task_id {
+                None => None,
+                // Boxed: only continuations wait here, and a new task's future stays small.
+                Some(task_id) => Some(Box::pin(self.continuable(task_id, &message)).await?),
+            };
+            let task_id = previous
+                .as_ref()
+                .map_or_else(crate::model::new_id, |stored| stored.task.id.clone());
+            let context_id = previous
+                .as_ref()
+                .map(|stored| stored.task.context_id.clone())
+                .or_else(|| message.context_id.clone())
+                .unwrap_or_else(crate::model::new_id);
+            let context = RequestContext {
+                message,
+                task_id,
+                context_id,
+                previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
+                session_id: call.session_id.clone(),
+                request_id: call.request_id.clone(),
+                cancellation: CancellationToken::new(),
+            };
+            Ok((context, previous))
+        }
+    }
+
+    /// A client's message must have the user role and parts the agent accepts.
+    fn check_message(&self, message: &Message) -> Result<(), Error> {
         if message.role != Role::User {
             return Err(Error::invalid_params(
                 "params.message.role: a client's message must have the user role",
             ));
         }
-        media::check(&self.card, &message)?;
-        let previous = match &message.task_id {
-            None => None,
-            Some(task_id) => Some(self.continuable(task_id, &message).await?),
-        };
-        let task_id = previous
-            .as_ref()
-            .map_or_else(crate::model::new_id, |stored| stored.task.id.clone());
-        let context_id = previous
-            .as_ref()
-            .map(|stored| stored.task.context_id.clone())
-            .or_else(|| message.context_id.clone())
-            .unwrap_or_else(crate::model::new_id);
-        let context = RequestContext {
-            message,
-            task_id,
-            context_id,
-            previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
-            session_id: call.session_id.clone(),
-            request_id: call.request_id.clone(),
-            cancellation: CancellationToken::new(),
-        };
-        Ok((context, previous))
+        media::check(&self.card, message)
     }
 
     /// The task a follow-up message continues, if the rules allow it.
@@ -408,38 +423,49 @@ impl Engine {
         Ok(stored)
     }
 
-    async fn send(
-        &self,
+    /// A blocking or non-blocking send: the task as the client asked to see it.
+    ///
+    /// The parameters are taken apart before the future is made, so that it holds only
+    /// what it waits with (an `async fn` would hold the parameters twice over).
+    fn send<'a>(
+        &'a self,
         version: ProtocolVersion,
-        id: &Id,
+        id: &'a Id,
         params: SendMessageParams,
-        call: &CallContext,
-    ) -> Result<Vec<u8>, Error> {
+        call: &'a CallContext,
+    ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send + 'a {
         let configuration = params.configuration.unwrap_or_default();
-        let (context, previous) = self.prepare(params.message, call).await?;
-        let keep_opening = configuration.return_immediately;
-        let started = live::start(self.deps.runner(), context, previous, keep_opening).await;
-        match started {
-            Started::Failed(error) => Err(error),
-            Started::Message(message) => Ok(respond::send_result(
-                version,
-                id,
-                &SendResult::Message(message),
-            )),
-            Started::Task {
-                live,
-                initial,
-                settled,
-            } => {
-                let task = if configuration.return_immediately {
-                    initial
-                } else {
-                    wait_for_rest(&live, settled).await?
-                };
-                let task = trimmed(&task, configuration.history_length);
-                Ok(respond::send_task(version, id, &task))
-            }
-        }
+        let return_immediately = configuration.return_immediately;
+        let history_length = configuration.history_length;
+        // Chained rather than awaited inside one block, which would keep the preparation's
+        // future twice (captured, and moved to be awaited).
+        self.prepare(params.message, call)
+            .and_then(move |(context, previous)| {
+                let started =
+                    live::start(self.deps.runner(), context, previous, return_immediately);
+                async move {
+                    // Taken apart before waiting again, so the start's outcome is not kept.
+                    let (live, initial, settled) = match started.await {
+                        Started::Failed(error) => return Err(error),
+                        Started::Message(message) => {
+                            let result = SendResult::Message(message);
+                            return Ok(respond::send_result(version, id, &result));
+                        }
+                        Started::Task {
+                            live,
+                            initial,
+                            settled,
+                        } => (live, initial, settled),
+                    };
+                    let task = if return_immediately {
+                        initial
+                    } else {
+                        wait_for_rest(&live, settled).await?
+                    };
+                    let task = trimmed(&task, history_length);
+                    Ok(respond::send_task(version, id, &task))
+                }
+            })
     }
 
     async fn stream(

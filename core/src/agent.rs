@@ -34,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::card::AgentCard;
-use crate::model::{Artifact, Message, Part, Role, Task, TaskState};
+use crate::model::{Artifact, Message, Role, Task, TaskState};
 
 /// What an agent returns when it fails. The detail is logged, never sent to the caller.
 pub type AgentError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -216,18 +216,7 @@ impl EventSink {
         append: bool,
         last_chunk: bool,
     ) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
-        self.artifact(
-            Artifact {
-                artifact_id: artifact_id.to_owned(),
-                name: None,
-                description: None,
-                parts: vec![Part::text(text)],
-                metadata: None,
-                extensions: Vec::new(),
-            },
-            append,
-            last_chunk,
-        )
+        self.artifact(Artifact::text(artifact_id, text), append, last_chunk)
     }
 
     /// Sends an artifact (or chunk).

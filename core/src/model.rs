@@ -226,6 +226,20 @@ pub struct Artifact {
     pub extensions: Vec<String>,
 }
 
+impl Artifact {
+    /// An artifact of one text part, with nothing else set.
+    pub fn text(artifact_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            artifact_id: artifact_id.into(),
+            name: None,
+            description: None,
+            parts: vec![Part::text(text)],
+            metadata: None,
+            extensions: Vec::new(),
+        }
+    }
+}
+
 /// A task's status changed (a streaming event).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatusUpdateEvent {

@@ -3,9 +3,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use a2a_core::agent::AgentEvent;
-use a2a_core::model::{
-    Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
-};
+use a2a_core::model::{Artifact, ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
 use a2a_core::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, StoreError, TaskStore};
 
 fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
@@ -17,22 +15,11 @@ fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
             message: None,
             timestamp: Some(at.to_owned()),
         },
-        artifacts: vec![artifact("a", "x")],
+        artifacts: vec![Artifact::text("a", "x")],
         history: (0..3)
             .map(|n| Message::text(Role::User, format!("m{n}"), "hi"))
             .collect(),
         metadata: None,
-    }
-}
-
-fn artifact(id: &str, text: &str) -> Artifact {
-    Artifact {
-        artifact_id: id.to_owned(),
-        name: None,
-        description: None,
-        parts: vec![Part::text(text)],
-        metadata: None,
-        extensions: Vec::new(),
     }
 }
 
@@ -224,7 +211,7 @@ fn apply_follows_the_lifecycle_rules() {
     let applied = tasks::apply(
         &mut current,
         AgentEvent::Artifact {
-            artifact: artifact("out", "one "),
+            artifact: Artifact::text("out", "one "),
             append: false,
             last_chunk: false,
         },
@@ -234,7 +221,7 @@ fn apply_follows_the_lifecycle_rules() {
     tasks::apply(
         &mut current,
         AgentEvent::Artifact {
-            artifact: artifact("out", "two"),
+            artifact: Artifact::text("out", "two"),
             append: true,
             last_chunk: true,
         },
@@ -251,7 +238,7 @@ fn apply_follows_the_lifecycle_rules() {
         tasks::apply(
             &mut current,
             AgentEvent::Artifact {
-                artifact: artifact("ghost", "x"),
+                artifact: Artifact::text("ghost", "x"),
                 append: true,
                 last_chunk: true
             },
@@ -301,17 +288,17 @@ fn apply_quietly_changes_the_task_as_apply_does() {
                 message: Some(Message::text(Role::Agent, "a1", "on it")),
             },
             AgentEvent::Artifact {
-                artifact: artifact("out", "one "),
+                artifact: Artifact::text("out", "one "),
                 append: false,
                 last_chunk: false,
             },
             AgentEvent::Artifact {
-                artifact: artifact("out", "two"),
+                artifact: Artifact::text("out", "two"),
                 append: true,
                 last_chunk: true,
             },
             AgentEvent::Artifact {
-                artifact: artifact("ghost", "x"),
+                artifact: Artifact::text("ghost", "x"),
                 append: true,
                 last_chunk: true,
             },

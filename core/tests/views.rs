@@ -7,17 +7,6 @@ use a2a_core::model::{
 use a2a_core::wire::{v0_3, v1_0};
 use serde_json::{Map, json};
 
-fn artifact(id: &str, text: &str) -> Artifact {
-    Artifact {
-        artifact_id: id.to_owned(),
-        name: None,
-        description: None,
-        parts: vec![Part::text(text)],
-        metadata: None,
-        extensions: Vec::new(),
-    }
-}
-
 fn task(id: String, context_id: &str, state: TaskState) -> Task {
     Task {
         id,
@@ -85,14 +74,14 @@ fn messages() -> Vec<Message> {
 }
 
 fn artifacts() -> Vec<Artifact> {
-    let mut plain = artifact("a-1", "out");
+    let mut plain = Artifact::text("a-1", "out");
     plain.parts = parts();
-    let mut full = artifact("a-2", "more");
+    let mut full = Artifact::text("a-2", "more");
     full.name = Some("Result".to_owned());
     full.description = Some("what came out".to_owned());
     full.metadata = Some(metadata());
     full.extensions = vec!["https://ext.example/2".to_owned()];
-    let mut empty = artifact("a-3", "");
+    let mut empty = Artifact::text("a-3", "");
     empty.name = Some(String::new());
     empty.description = Some(String::new());
     vec![plain, full, empty]

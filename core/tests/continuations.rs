@@ -132,3 +132,40 @@ async fn an_answer_the_agent_takes_silently_completes_the_task() {
     let history = answered["result"]["history"].as_array().unwrap();
     assert_eq!(history.last().unwrap()["messageId"], "m-that one");
 }
+
+/// Panics in `execute` itself, before it returns its future, when told `boom`; otherwise
+/// completes at once.
+struct PanicsEarly;
+
+impl Agent for PanicsEarly {
+    fn card(&self) -> AgentCard {
+        Gated(Arc::new(Notify::new())).card()
+    }
+
+    fn execute<'agent, 'future>(
+        &'agent self,
+        context: RequestContext,
+        events: EventSink,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), AgentError>> + Send + 'future>>
+    where
+        'agent: 'future,
+        Self: 'future,
+    {
+        assert!(context.message.joined_text() != "boom", "boom");
+        Box::pin(async move {
+            events.complete(None).await?;
+            Ok(())
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_agent_that_panics_before_its_future_gets_an_internal_error() {
+    let engine = engine(Arc::new(PanicsEarly));
+    let refused = answer(&engine, &send("boom", None)).await;
+    assert_eq!(refused["id"], 1, "{refused}");
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    // The engine goes on serving.
+    let served = answer(&engine, &send("fine", None)).await;
+    assert_eq!(served["result"]["status"]["state"], "completed", "{served}");
+}

@@ -70,7 +70,12 @@ fn messages() -> Vec<Message> {
     let mut empty_ids = Message::text(Role::User, "m-3", "x");
     empty_ids.context_id = Some(String::new());
     empty_ids.task_id = Some(String::new());
-    vec![plain, full, empty_ids]
+    // No parts and an empty metadata object (the wire refuses the first on input; the
+    // views still write what the owned types write).
+    let mut bare = Message::text(Role::Agent, "m-4", "");
+    bare.parts.clear();
+    bare.metadata = Some(Map::new());
+    vec![plain, full, empty_ids, bare]
 }
 
 fn artifacts() -> Vec<Artifact> {
@@ -84,7 +89,10 @@ fn artifacts() -> Vec<Artifact> {
     let mut empty = Artifact::text("a-3", "");
     empty.name = Some(String::new());
     empty.description = Some(String::new());
-    vec![plain, full, empty]
+    let mut bare = Artifact::text("a-4", "");
+    bare.parts.clear();
+    bare.metadata = Some(Map::new());
+    vec![plain, full, empty, bare]
 }
 
 /// Tasks from bare to full, in every state.

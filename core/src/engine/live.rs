@@ -8,7 +8,7 @@
 use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
 
 use futures_util::FutureExt as _;
 use tokio::sync::{Mutex, oneshot, watch};
@@ -99,19 +99,32 @@ pub(crate) fn start(
         // wakes no one (the runner's own channel would wake the caller, whose connection
         // would then be polled again for nothing): the spawned task's first poll registers
         // its waker with whatever the runner waits on.
-        let pending = runner
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-            .is_pending();
-        if pending {
-            tokio::spawn(runner);
-        } else {
-            // Answer after the other requests that are ready now, as when the runner was
-            // spawned: under load the answers then leave together, and a client waiting on
-            // several connections is woken once for them, not once per answer. Measured
-            // (scripts/load.py --pin): answering at once cost 40-55% more CPU per request,
-            // the client's thread being woken for ~0.6 answers in 1 instead of ~0.05.
-            tokio::task::yield_now().await;
+        //
+        // The agent's own panics are caught inside the runner; this catches the rest (an
+        // agent's `execute` that panics before it returns its future, a store's write),
+        // which a spawned runner used to confine to its task: the caller then answers
+        // -32603 as for a runner that stopped.
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            runner
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+        }));
+        match polled {
+            Ok(Poll::Pending) => {
+                tokio::spawn(runner);
+            }
+            Err(_) => {
+                tracing::error!("the task runner panicked on its first step");
+                drop(runner);
+            }
+            Ok(Poll::Ready(())) => {
+                // Answer after the other requests that are ready now, as when the runner was
+                // spawned: under load the answers then leave together, and a client waiting on
+                // several connections is woken once for them, not once per answer. Measured
+                // (scripts/load.py --pin): answering at once cost 40-55% more CPU per request,
+                // the client's thread being woken for ~0.6 answers in 1 instead of ~0.05.
+                tokio::task::yield_now().await;
+            }
         }
         started.await.unwrap_or_else(|_| {
             Started::Failed(Error::new(

@@ -195,8 +195,7 @@ impl Engine {
             Err(rejection) => return self.refuse(rejection.id, &rejection.error),
         };
         let id = request.response_id();
-        // The clock is read only for the log line, when it is written.
-        let started = tracing::enabled!(tracing::Level::INFO).then(std::time::Instant::now);
+        let started = std::time::Instant::now();
         let outcome = self.dispatch(&request, &id, call).await;
         let code = outcome
             .as_ref()
@@ -208,7 +207,7 @@ impl Engine {
             method = request.method,
             version = call.version_header.as_deref().unwrap_or("0.3"),
             outcome = code.map_or_else(|| "ok".to_owned(), |code| code.to_string()),
-            duration_ms = started.map_or(0.0, |at| at.elapsed().as_secs_f64() * 1000.0),
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
             "rpc"
         );
         if request.is_notification() {

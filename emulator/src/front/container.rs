@@ -1,6 +1,8 @@
 //! What runs behind the front: the built-in agent (one isolated engine per session, as
 //! AgentCore gives each session its own microVM) or an external A2A server (`--upstream`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,9 +14,10 @@ use a2a_core::http::{RouterOptions, router};
 use a2a_core::tasks::InMemoryTaskStore;
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode};
+use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt as _;
+use futures_util::future::Either;
+use futures_util::{FutureExt as _, TryStreamExt as _};
 use tower::ServiceExt as _;
 
 /// How the front reaches a container, and how it makes one for a new session.
@@ -137,39 +140,38 @@ impl Container {
         }
     }
 
-    /// Sends a request to the container at `path` and returns its answer unchanged.
+    /// Sends a request to the container at `target` and returns its answer unchanged.
+    /// The request is made before the returned future, which holds only the call.
     ///
     /// # Errors
     /// [`RuntimeFailure`] when it cannot be reached or does not answer within `timeout`.
-    pub async fn call(
+    pub fn call(
         &self,
         method: Method,
-        path: &str,
+        target: Uri,
         headers: HeaderMap,
         body: Bytes,
         timeout: Duration,
-    ) -> Result<Response, RuntimeFailure> {
-        let answer = async {
-            match self {
-                Self::BuiltIn { router, .. } => {
-                    let mut request = Request::new(Body::from(body));
-                    *request.method_mut() = method;
-                    *request.uri_mut() = path
-                        .parse()
-                        .map_err(|_| RuntimeFailure::Unreachable(format!("bad path {path}")))?;
-                    *request.headers_mut() = headers;
-                    router
-                        .clone()
-                        .oneshot(request)
-                        .await
-                        .map_err(|never| match never {})
-                }
-                Self::Upstream(upstream) => upstream.call(method, path, headers, body).await,
+    ) -> impl Future<Output = Result<Response, RuntimeFailure>> + Send + use<> {
+        let answer = match self {
+            Self::BuiltIn { router, .. } => {
+                let mut request = Request::new(Body::from(body));
+                *request.method_mut() = method;
+                *request.uri_mut() = target;
+                *request.headers_mut() = headers;
+                let answer = router.clone().oneshot(request);
+                Either::Left(answer.map(|answered| answered.map_err(|never| match never {})))
+            }
+            Self::Upstream(upstream) => {
+                let upstream = Arc::clone(upstream);
+                let answer: Pin<Box<dyn Future<Output = _> + Send>> =
+                    Box::pin(async move { upstream.call(method, &target, headers, body).await });
+                Either::Right(answer)
             }
         };
-        tokio::time::timeout(timeout, answer)
-            .await
-            .map_err(|_| RuntimeFailure::TimedOut(timeout))?
+        tokio::time::timeout(timeout, answer).map(move |answered| {
+            answered.unwrap_or_else(|_| Err(RuntimeFailure::TimedOut(timeout)))
+        })
     }
 }
 
@@ -177,10 +179,11 @@ impl Upstream {
     async fn call(
         &self,
         method: Method,
-        path: &str,
+        target: &Uri,
         headers: HeaderMap,
         body: Bytes,
     ) -> Result<Response, RuntimeFailure> {
+        let path = target.path_and_query().map_or("/", |path| path.as_str());
         let mut forwarded = HeaderMap::new();
         for (name, value) in &headers {
             if !hop_by_hop(name) {

@@ -8,9 +8,12 @@
 
 mod arn;
 pub use arn::is_runtime_arn;
+mod card;
 pub mod container;
 mod errors;
+mod invoke;
 pub mod limits;
+mod routes;
 pub mod sessions;
 
 use std::future::Future;
@@ -24,16 +27,17 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
+use axum::response::Response;
+use futures_util::FutureExt as _;
 use futures_util::future::{Either, ready};
-use futures_util::{FutureExt as _, StreamExt as _};
 use tracing::Instrument as _;
 
-use container::RuntimeFailure;
 use errors::platform_error;
-use limits::{Fault, FaultInjector, RateLimiter};
-use sessions::{Sessions, Unavailable};
+use invoke::{Invocation, refused_entry};
+use limits::{FaultInjector, RateLimiter};
+use routes::{Route, route};
+use sessions::Sessions;
 
 /// The session header.
 pub const SESSION_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-session-id";
@@ -90,55 +94,6 @@ pub fn router(
     Router::new().fallback(handle).with_state(front)
 }
 
-/// Where a request goes.
-enum Route {
-    /// JSON-RPC; `arn` set on the AWS invocation path.
-    Invoke { arn: Option<String> },
-    /// The card; `arn` set on the AWS invocation path.
-    Card { arn: Option<String> },
-    /// Health.
-    Ping,
-}
-
-fn route(method: &Method, path: &str, interface: Option<&str>) -> Result<Route, String> {
-    let known = match path {
-        "/" => Some((Method::POST, Route::Invoke { arn: None })),
-        "/ping" => Some((Method::GET, Route::Ping)),
-        CARD_PATH => Some((Method::GET, Route::Card { arn: None })),
-        _ if Some(path.trim_end_matches('/')) == interface => {
-            Some((Method::POST, Route::Invoke { arn: None }))
-        }
-        _ => None,
-    };
-    let (expected, route) = match known {
-        Some(found) => found,
-        None => {
-            let rest = path
-                .strip_prefix("/runtimes/")
-                .ok_or_else(|| format!("no route {method} {path}"))?;
-            let (encoded, tail) = rest
-                .split_once('/')
-                .ok_or_else(|| format!("no route {method} {path}"))?;
-            let arn = arn::percent_decode(encoded)
-                .filter(|arn| arn::is_runtime_arn(arn))
-                .ok_or_else(|| format!("{encoded:?} is not a URL-encoded AgentCore runtime ARN"))?;
-            match tail {
-                "invocations" | "invocations/" => (Method::POST, Route::Invoke { arn: Some(arn) }),
-                "invocations/.well-known/agent-card.json" => {
-                    (Method::GET, Route::Card { arn: Some(arn) })
-                }
-                _ => return Err(format!("no route {method} {path}")),
-            }
-        }
-    };
-    // The container answers a wrong method on its JSON-RPC path itself (405, Allow: POST).
-    if *method == expected || matches!(route, Route::Invoke { .. }) {
-        Ok(route)
-    } else {
-        Err(format!("{method} {path} is not served; use {expected}"))
-    }
-}
-
 /// The session header's name, for inserting without parsing the name each time.
 static SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
 /// The platform's request id header.
@@ -193,16 +148,6 @@ enum Plan {
     Invoke(Invocation),
     /// Anything else that waits.
     Wait(Later, Option<HeaderValue>),
-}
-
-/// A POST of a JSON-RPC payload for the session's container.
-struct Invocation {
-    front: Arc<Front>,
-    /// `/` with the client's query.
-    target: Uri,
-    headers: HeaderMap,
-    body: Body,
-    session: HeaderValue,
 }
 
 /// The JSON-RPC id of a payload, or null when it cannot be read.
@@ -326,115 +271,6 @@ impl Front {
         Plan::Wait(answer, Some(session))
     }
 
-    async fn card(&self, headers: HeaderMap, session: HeaderValue, arn: Option<&str>) -> Response {
-        let Some(arn) = arn else {
-            let target = Uri::from_static(CARD_PATH);
-            return self
-                .forward(Method::GET, target, headers, Bytes::new(), session)
-                .await;
-        };
-        let url = format!(
-            "{}/runtimes/{}/invocations/",
-            self.config.base_url,
-            arn::percent_encode(arn)
-        );
-        let json = match self.template.card_json(&url) {
-            Some(json) => Ok(json),
-            None => self.upstream_card(&self.template, &url).await,
-        };
-        match json {
-            Ok(json) => (
-                StatusCode::OK,
-                [
-                    (header::CONTENT_TYPE, "application/json"),
-                    (header::CACHE_CONTROL, "public, max-age=300"),
-                ],
-                json,
-            )
-                .into_response(),
-            Err(failure) => {
-                platform_error(Refusal::RuntimeUnavailable, Id::Null, &failure.to_string())
-            }
-        }
-    }
-
-    /// The upstream's card with every URL pointing at the invocation path.
-    async fn upstream_card(
-        &self,
-        container: &container::Container,
-        url: &str,
-    ) -> Result<Vec<u8>, RuntimeFailure> {
-        let response = container
-            .call(
-                Method::GET,
-                Uri::from_static(CARD_PATH),
-                HeaderMap::new(),
-                Bytes::new(),
-                self.config.request_timeout,
-            )
-            .await?;
-        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
-            .await
-            .map_err(|error| RuntimeFailure::Unreachable(error.to_string()))?;
-        let mut card: serde_json::Value = serde_json::from_slice(&bytes).map_err(|error| {
-            RuntimeFailure::Unreachable(format!("the container's card is not JSON: {error}"))
-        })?;
-        if card.get("url").is_some() {
-            card["url"] = serde_json::Value::from(url);
-        }
-        for list in ["supportedInterfaces", "additionalInterfaces"] {
-            if let Some(interfaces) = card.get_mut(list).and_then(|v| v.as_array_mut()) {
-                for interface in interfaces {
-                    interface["url"] = serde_json::Value::from(url);
-                }
-            }
-        }
-        serde_json::to_vec(&card).map_err(|error| RuntimeFailure::Unreachable(error.to_string()))
-    }
-
-    /// Enters the session and calls its container; the in-flight mark lives as long as the
-    /// response body, so a stream keeps its session busy until it ends. A refusal echoes
-    /// the payload's id. The session is entered (or refused) before the future is made.
-    fn forward(
-        &self,
-        method: Method,
-        target: Uri,
-        mut headers: HeaderMap,
-        body: Bytes,
-        session: HeaderValue,
-    ) -> impl Future<Output = Response> + Send + use<> {
-        let Ok(name) = session.to_str() else {
-            // Every session id is checked (or made) as visible ASCII before it gets here.
-            let detail = "the session id is not visible ASCII";
-            let refused = platform_error(Refusal::PlatformValidation, request_id_of(&body), detail);
-            return Either::Left(ready(refused));
-        };
-        let (entered, mark, wait) = match self.sessions.enter(name) {
-            Ok(entered) => entered,
-            Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
-        };
-        headers.insert(&SESSION, session);
-        let timeout = self.config.request_timeout;
-        if wait.is_zero() {
-            let call = entered
-                .container
-                .call(method, target, headers, body.clone(), timeout);
-            return Either::Right(Either::Left(
-                call.map(move |answered| settle(answered, &entered.container, mark, &body)),
-            ));
-        }
-        // The invocation that starts a session waits for it, then has its full time.
-        let started = async move {
-            tokio::time::sleep(wait).await;
-            let answered = entered
-                .container
-                .call(method, target, headers, body.clone(), timeout)
-                .await;
-            settle(answered, &entered.container, mark, &body)
-        };
-        Either::Right(Either::Right(Box::pin(started) as Later))
-    }
-
     /// The session's container's `/ping`, answered even while the session is busy or
     /// starting: a health check is not an invocation.
     async fn ping(&self, headers: HeaderMap, session: &HeaderValue) -> Response {
@@ -462,126 +298,5 @@ impl Front {
                 platform_error(Refusal::RuntimeUnavailable, Id::Null, &failure.to_string())
             }
         }
-    }
-}
-
-/// AgentCore's answer when a session cannot take a request; echoes the payload's id.
-fn refused_entry(unavailable: &Unavailable, payload: &[u8]) -> Response {
-    match unavailable {
-        Unavailable::Busy(session, why) => platform_error(
-            Refusal::SessionBusy,
-            request_id_of(payload),
-            &format!("session {session} is {why}"),
-        ),
-        Unavailable::Container(error) => platform_error(
-            Refusal::Internal,
-            request_id_of(payload),
-            &format!("the container could not start: {error}"),
-        ),
-    }
-}
-
-/// The container's answer as the client gets it: a whole answer as it is, a stream with
-/// the in-flight mark riding along until its end, a failure as AgentCore's 424.
-fn settle(
-    answered: Result<Response, RuntimeFailure>,
-    container: &container::Container,
-    mark: sessions::InFlight,
-    payload: &[u8],
-) -> Response {
-    match answered {
-        Ok(response) => {
-            let streaming = response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
-            if !streaming && container.answers_whole() {
-                // A whole answer: the invocation is over when it is handed back.
-                return response;
-            }
-            let (parts, body) = response.into_parts();
-            let stream = body.into_data_stream().map(move |chunk| {
-                let _still_in_flight = &mark;
-                chunk
-            });
-            Response::from_parts(parts, Body::from_stream(stream))
-        }
-        Err(failure) => platform_error(
-            Refusal::RuntimeUnavailable,
-            request_id_of(payload),
-            &failure.to_string(),
-        ),
-    }
-}
-
-impl Invocation {
-    /// Reads the payload, applies the rate limit and injected faults, and forwards it.
-    fn run(self) -> impl Future<Output = Response> + Send {
-        let Self {
-            front,
-            target,
-            headers,
-            body,
-            session,
-        } = self;
-        let limit = front.config.max_body_bytes;
-        axum::body::to_bytes(body, limit).then(move |read| {
-            let Ok(body) = read else {
-                let detail =
-                    format!("the payload is larger than {limit} bytes (or could not be read)");
-                let refused = platform_error(Refusal::PlatformValidation, Id::Null, &detail);
-                return Either::Left(ready(refused));
-            };
-            // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that
-            // is not JSON reaches the container, which answers -32700 as the A2A spec says.
-            // Its id is read only when the platform refuses it.
-            if let Some(limiter) = &front.config.rate_limit
-                && !limiter.try_acquire()
-            {
-                let refused =
-                    platform_error(Refusal::Throttled, request_id_of(&body), "rate limit");
-                return Either::Left(ready(refused));
-            }
-            if front.config.faults.is_some() {
-                let faulty = async move { front.with_faults(target, headers, body, session).await };
-                return Either::Right(Either::Right(Box::pin(faulty) as Later));
-            }
-            tracing::debug!(
-                session_id = session.to_str().unwrap_or_default(),
-                "invoking the container"
-            );
-            let forwarded = front.forward(Method::POST, target, headers, body, session);
-            Either::Right(Either::Left(forwarded))
-        })
-    }
-}
-
-impl Front {
-    /// An invocation under `--fault`: the injected latency, then maybe a fault, else the
-    /// container.
-    async fn with_faults(
-        &self,
-        target: Uri,
-        headers: HeaderMap,
-        body: Bytes,
-        session: HeaderValue,
-    ) -> Response {
-        if let Some(faults) = &self.config.faults {
-            if !faults.latency().is_zero() {
-                tokio::time::sleep(faults.latency()).await;
-            }
-            if let Some(fault) = faults.draw() {
-                let refusal = match fault {
-                    Fault::Throttle => Refusal::Throttled,
-                    Fault::Conflict => Refusal::SessionBusy,
-                    Fault::RuntimeError => Refusal::RuntimeUnavailable,
-                    Fault::Internal => Refusal::Internal,
-                };
-                let detail = format!("injected fault {fault:?}");
-                return platform_error(refusal, request_id_of(&body), &detail);
-            }
-        }
-        self.forward(Method::POST, target, headers, body, session)
-            .await
     }
 }

@@ -1,0 +1,199 @@
+//! The invocation path: a JSON-RPC payload read, checked against the rate limit and the
+//! injected faults, and forwarded to the session's container.
+//!
+//! Each step is decided before the next future is made and the futures are chained, not
+//! nested `async fn`s: this is the path every request takes, and an `async fn` keeps each
+//! of its arguments at every level of the chain.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use a2a_core::error::Refusal;
+use a2a_core::jsonrpc::Id;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, Method, Uri, header};
+use axum::response::Response;
+use futures_util::future::{Either, ready};
+use futures_util::{FutureExt as _, StreamExt as _};
+
+use super::container::{self, RuntimeFailure};
+use super::errors::platform_error;
+use super::limits::Fault;
+use super::sessions::{self, Unavailable};
+use super::{Front, Later, SESSION, request_id_of};
+
+/// A POST of a JSON-RPC payload for the session's container.
+pub(super) struct Invocation {
+    pub(super) front: Arc<Front>,
+    /// `/` with the client's query.
+    pub(super) target: Uri,
+    pub(super) headers: HeaderMap,
+    pub(super) body: Body,
+    pub(super) session: HeaderValue,
+}
+
+impl Front {
+    /// Enters the session and calls its container; the in-flight mark lives as long as the
+    /// response body, so a stream keeps its session busy until it ends. A refusal echoes
+    /// the payload's id. The session is entered (or refused) before the future is made.
+    pub(super) fn forward(
+        &self,
+        method: Method,
+        target: Uri,
+        mut headers: HeaderMap,
+        body: Bytes,
+        session: HeaderValue,
+    ) -> impl Future<Output = Response> + Send + use<> {
+        let Ok(name) = session.to_str() else {
+            // Every session id is checked (or made) as visible ASCII before it gets here.
+            let detail = "the session id is not visible ASCII";
+            let refused = platform_error(Refusal::PlatformValidation, request_id_of(&body), detail);
+            return Either::Left(ready(refused));
+        };
+        let (entered, mark, wait) = match self.sessions.enter(name) {
+            Ok(entered) => entered,
+            Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
+        };
+        headers.insert(&SESSION, session);
+        let timeout = self.config.request_timeout;
+        if wait.is_zero() {
+            let call = entered
+                .container
+                .call(method, target, headers, body.clone(), timeout);
+            return Either::Right(Either::Left(
+                call.map(move |answered| settle(answered, &entered.container, mark, &body)),
+            ));
+        }
+        // The invocation that starts a session waits for it, then has its full time.
+        let started = async move {
+            tokio::time::sleep(wait).await;
+            let answered = entered
+                .container
+                .call(method, target, headers, body.clone(), timeout)
+                .await;
+            settle(answered, &entered.container, mark, &body)
+        };
+        Either::Right(Either::Right(Box::pin(started) as Later))
+    }
+}
+
+/// AgentCore's answer when a session cannot take a request; echoes the payload's id.
+pub(super) fn refused_entry(unavailable: &Unavailable, payload: &[u8]) -> Response {
+    match unavailable {
+        Unavailable::Busy(session, why) => platform_error(
+            Refusal::SessionBusy,
+            request_id_of(payload),
+            &format!("session {session} is {why}"),
+        ),
+        Unavailable::Container(error) => platform_error(
+            Refusal::Internal,
+            request_id_of(payload),
+            &format!("the container could not start: {error}"),
+        ),
+    }
+}
+
+/// The container's answer as the client gets it: a whole answer as it is, a stream with
+/// the in-flight mark riding along until its end, a failure as AgentCore's 424.
+fn settle(
+    answered: Result<Response, RuntimeFailure>,
+    container: &container::Container,
+    mark: sessions::InFlight,
+    payload: &[u8],
+) -> Response {
+    match answered {
+        Ok(response) => {
+            let streaming = response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
+            if !streaming && container.answers_whole() {
+                // A whole answer: the invocation is over when it is handed back.
+                return response;
+            }
+            let (parts, body) = response.into_parts();
+            let stream = body.into_data_stream().map(move |chunk| {
+                let _still_in_flight = &mark;
+                chunk
+            });
+            Response::from_parts(parts, Body::from_stream(stream))
+        }
+        Err(failure) => platform_error(
+            Refusal::RuntimeUnavailable,
+            request_id_of(payload),
+            &failure.to_string(),
+        ),
+    }
+}
+
+impl Invocation {
+    /// Reads the payload, applies the rate limit and injected faults, and forwards it.
+    pub(super) fn run(self) -> impl Future<Output = Response> + Send {
+        let Self {
+            front,
+            target,
+            headers,
+            body,
+            session,
+        } = self;
+        let limit = front.config.max_body_bytes;
+        axum::body::to_bytes(body, limit).then(move |read| {
+            let Ok(body) = read else {
+                let detail =
+                    format!("the payload is larger than {limit} bytes (or could not be read)");
+                let refused = platform_error(Refusal::PlatformValidation, Id::Null, &detail);
+                return Either::Left(ready(refused));
+            };
+            // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that
+            // is not JSON reaches the container, which answers -32700 as the A2A spec says.
+            // Its id is read only when the platform refuses it.
+            if let Some(limiter) = &front.config.rate_limit
+                && !limiter.try_acquire()
+            {
+                let refused =
+                    platform_error(Refusal::Throttled, request_id_of(&body), "rate limit");
+                return Either::Left(ready(refused));
+            }
+            if front.config.faults.is_some() {
+                let faulty = async move { front.with_faults(target, headers, body, session).await };
+                return Either::Right(Either::Right(Box::pin(faulty) as Later));
+            }
+            tracing::debug!(
+                session_id = session.to_str().unwrap_or_default(),
+                "invoking the container"
+            );
+            let forwarded = front.forward(Method::POST, target, headers, body, session);
+            Either::Right(Either::Left(forwarded))
+        })
+    }
+}
+
+impl Front {
+    /// An invocation under `--fault`: the injected latency, then maybe a fault, else the
+    /// container.
+    async fn with_faults(
+        &self,
+        target: Uri,
+        headers: HeaderMap,
+        body: Bytes,
+        session: HeaderValue,
+    ) -> Response {
+        if let Some(faults) = &self.config.faults {
+            if !faults.latency().is_zero() {
+                tokio::time::sleep(faults.latency()).await;
+            }
+            if let Some(fault) = faults.draw() {
+                let refusal = match fault {
+                    Fault::Throttle => Refusal::Throttled,
+                    Fault::Conflict => Refusal::SessionBusy,
+                    Fault::RuntimeError => Refusal::RuntimeUnavailable,
+                    Fault::Internal => Refusal::Internal,
+                };
+                let detail = format!("injected fault {fault:?}");
+                return platform_error(refusal, request_id_of(&body), &detail);
+            }
+        }
+        self.forward(Method::POST, target, headers, body, session)
+            .await
+    }
+}

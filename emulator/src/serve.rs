@@ -8,7 +8,13 @@ use a2a_core::engine::{Engine, EngineConfig};
 use a2a_core::error::ErrorProfile;
 use a2a_core::http::{RouterOptions, router};
 use a2a_core::tasks::InMemoryTaskStore;
+use axum::ServiceExt as _;
+use axum::extract::Request;
+use axum::response::Response;
+use std::convert::Infallible;
 use tokio::net::TcpListener;
+use tower::Service;
+use tower::util::Either;
 
 use crate::args::Args;
 use crate::front::{
@@ -82,14 +88,14 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
                 security: None,
             },
         )?;
-        router(
+        Either::Left(router(
             Arc::new(engine),
             RouterOptions {
                 max_body_bytes: args.max_body_bytes,
             },
-        )
+        ))
     } else {
-        front_router(&args, bound, &public_url, profile)?
+        Either::Right(front_service(&args, bound, &public_url, profile)?)
     };
     let mode = match (&args.upstream, args.container_only) {
         (_, true) => format!("container only, agent: {}", args.agent),
@@ -101,10 +107,11 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut stop_wait = stop_rx.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        let _ = stop_tx.send(true);
-    });
+    let server =
+        axum::serve(listener, app.into_make_service()).with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            let _ = stop_tx.send(true);
+        });
     let grace = Duration::from_secs(args.shutdown_grace_seconds);
     tokio::select! {
         result = server => result?,
@@ -121,12 +128,19 @@ pub async fn run(args: Args) -> Result<(), ServeError> {
 }
 
 /// The AgentCore front over per-session containers (built-in or upstream).
-fn front_router(
+fn front_service(
     args: &Args,
     bound: SocketAddr,
     public_url: &str,
     profile: ErrorProfile,
-) -> Result<axum::Router, ServeError> {
+) -> Result<
+    impl Service<Request, Response = Response, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + Sync
+    + 'static,
+    ServeError,
+> {
     if let Some(arn) = &args.runtime_arn
         && !front::is_runtime_arn(arn)
     {
@@ -184,7 +198,7 @@ fn front_router(
         ),
         interface_path: a2a_core::http::interface_path(public_url),
     };
-    Ok(front::router(config, sessions, template))
+    Ok(front::service(config, sessions, template))
 }
 
 /// The card's URL: the flag, else `AGENTCORE_RUNTIME_URL` with a trailing slash, else the

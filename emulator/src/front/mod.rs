@@ -16,6 +16,7 @@ pub mod limits;
 mod routes;
 pub mod sessions;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -23,14 +24,14 @@ use std::time::Duration;
 
 use a2a_core::error::Refusal;
 use a2a_core::jsonrpc::{self, Id};
-use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use axum::response::Response;
 use futures_util::FutureExt as _;
 use futures_util::future::{Either, ready};
+use tower::Service;
 use tracing::Instrument as _;
 
 use errors::platform_error;
@@ -76,12 +77,18 @@ struct Front {
     template: container::Container,
 }
 
-/// The front's router over `sessions`.
-pub fn router(
+/// The front over `sessions`, as a service that takes every request: the front routes
+/// them itself (see [`handle`]). Not an axum `Router`: a router boxes each request's future,
+/// while a service's future is kept in the connection's own slot.
+pub fn service(
     config: FrontConfig,
     sessions: Arc<Sessions>,
     template: container::Container,
-) -> Router {
+) -> impl Service<Request, Response = Response, Error = Infallible, Future: Send>
++ Clone
++ Send
++ Sync
++ 'static {
     // The emulator makes this id from letters, digits and dashes: always a header value.
     let default_session = HeaderValue::try_from(config.default_session.as_str())
         .unwrap_or_else(|_| HeaderValue::from_static("a2a-emulator-default-session"));
@@ -91,7 +98,7 @@ pub fn router(
         sessions,
         template,
     });
-    Router::new().fallback(handle).with_state(front)
+    tower::service_fn(move |request| handle(Arc::clone(&front), request).map(Ok))
 }
 
 /// The session header's name, for inserting without parsing the name each time.
@@ -105,10 +112,7 @@ static CONTAINER_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id"
 /// axum keeps per request is made of combinators over the chosen path, so it holds only
 /// what that path needs while it waits (an `async fn` chain keeps every argument at every
 /// level: this one was 4 KB). The rarer cards, pings and refusals that wait are boxed.
-fn handle(
-    State(front): State<Arc<Front>>,
-    request: Request,
-) -> impl Future<Output = Response> + Send {
+fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response> + Send + use<> {
     let request_id = a2a_core::model::new_id();
     let (mut parts, body) = request.into_parts();
     let span = tracing::info_span!("invocation", request_id, path = parts.uri.path());

@@ -54,6 +54,7 @@ impl Front {
             Ok(entered) => entered,
             Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
         };
+        tracing::debug!(session_id = name, %method, %target, "calling the container");
         headers.insert(&SESSION, session);
         let timeout = self.config.request_timeout;
         if wait.is_zero() {
@@ -158,10 +159,6 @@ impl Invocation {
                 let faulty = async move { front.with_faults(target, headers, body, session).await };
                 return Either::Right(Either::Right(Box::pin(faulty) as Later));
             }
-            tracing::debug!(
-                session_id = session.to_str().unwrap_or_default(),
-                "invoking the container"
-            );
             let forwarded = front.forward(Method::POST, target, headers, body, session);
             Either::Right(Either::Left(forwarded))
         })

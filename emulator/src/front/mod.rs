@@ -121,7 +121,8 @@ fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response>
         // The container logs the platform's request id as its own.
         parts.headers.insert(&CONTAINER_REQUEST_ID, value.clone());
     }
-    let (answer, session) = match front.plan(parts, body) {
+    // Refusals decided now are logged in the request's span, as those decided later.
+    let (answer, session) = match span.in_scope(|| front.plan(parts, body)) {
         Plan::Answered(response, session) => (Either::Left(ready(response)), session),
         Plan::Invoke(invocation) => {
             let session = Some(invocation.session.clone());

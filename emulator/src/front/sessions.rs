@@ -7,7 +7,7 @@
 //! the retryable 409 too.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,8 @@ pub struct Session {
     pub container: Container,
     created: Instant,
     ready_at: Instant,
-    last_used: Mutex<Instant>,
+    /// When the last invocation ended, in nanoseconds after `created`.
+    last_used: AtomicU64,
     in_flight: AtomicUsize,
 }
 
@@ -56,12 +57,17 @@ pub struct InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.session.in_flight.fetch_sub(1, Ordering::AcqRel);
-        *self
-            .session
-            .last_used
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+        let session = &self.session;
+        session.in_flight.fetch_sub(1, Ordering::AcqRel);
+        let used = u64::try_from(session.created.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        session.last_used.store(used, Ordering::Release);
+    }
+}
+
+impl Session {
+    /// When its last invocation ended (when it was made, before any).
+    fn last_used(&self) -> Instant {
+        self.created + Duration::from_nanos(self.last_used.load(Ordering::Acquire))
     }
 }
 
@@ -118,49 +124,48 @@ impl Sessions {
         // Read the clock under the lock: a time read before another call made the session
         // would fall before its `ready_at` and refuse a ready session as "starting".
         let now = Instant::now();
-        let expired = matches!(
-            slots.get(id),
-            Some(Slot::Live(session))
-                if now.duration_since(session.created) >= self.policy.max_lifetime
-        );
-        if expired {
-            // At its lifetime the session stops, for as long as a start takes (no time at
-            // all with the default --session-startup-ms 0).
-            tracing::info!(session_id = id, "session ended (lifetime)");
-            slots.insert(id.to_owned(), Slot::Stopping(now + startup));
-        }
-        match slots.get(id) {
-            Some(Slot::Stopping(until)) if now < *until => {
-                Err(Unavailable::Busy(id.to_owned(), "stopping"))
+        if let Some(slot) = slots.get_mut(id) {
+            if let Slot::Live(session) = slot
+                && now.duration_since(session.created) >= self.policy.max_lifetime
+            {
+                // At its lifetime the session stops, for as long as a start takes (no time
+                // at all with the default --session-startup-ms 0).
+                tracing::info!(session_id = id, "session ended (lifetime)");
+                *slot = Slot::Stopping(now + startup);
             }
-            Some(Slot::Live(session)) => {
-                if invocation && now < session.ready_at {
-                    return Err(Unavailable::Busy(id.to_owned(), "starting"));
+            match slot {
+                Slot::Stopping(until) if now < *until => {
+                    return Err(Unavailable::Busy(id.to_owned(), "stopping"));
                 }
-                if invocation
-                    && self.policy.exclusive
-                    && session.in_flight.load(Ordering::Acquire) > 0
-                {
-                    return Err(Unavailable::Busy(
-                        id.to_owned(),
-                        "busy with another invocation",
-                    ));
+                Slot::Live(session) => {
+                    if invocation && now < session.ready_at {
+                        return Err(Unavailable::Busy(id.to_owned(), "starting"));
+                    }
+                    if invocation
+                        && self.policy.exclusive
+                        && session.in_flight.load(Ordering::Acquire) > 0
+                    {
+                        return Err(Unavailable::Busy(
+                            id.to_owned(),
+                            "busy with another invocation",
+                        ));
+                    }
+                    return Ok((Arc::clone(session), Duration::ZERO));
                 }
-                Ok((Arc::clone(session), Duration::ZERO))
-            }
-            Some(Slot::Stopping(_)) | None => {
-                let session = Arc::new(Session {
-                    container: self.backend.new_container()?,
-                    created: now,
-                    ready_at: now + startup,
-                    last_used: Mutex::new(now),
-                    in_flight: AtomicUsize::new(0),
-                });
-                slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
-                tracing::info!(session_id = id, "session started");
-                Ok((session, startup))
+                // Stopped: a new session starts in its place.
+                Slot::Stopping(_) => {}
             }
         }
+        let session = Arc::new(Session {
+            container: self.backend.new_container()?,
+            created: now,
+            ready_at: now + startup,
+            last_used: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+        });
+        slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
+        tracing::info!(session_id = id, "session started");
+        Ok((session, startup))
     }
 
     /// Ends idle and expired sessions; returns how many ended.
@@ -173,12 +178,8 @@ impl Sessions {
             Slot::Live(session) => {
                 let idle = session.in_flight.load(Ordering::Acquire) == 0
                     && !session.container.busy()
-                    && now.duration_since(
-                        *session
-                            .last_used
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner),
-                    ) >= self.policy.idle_timeout;
+                    && now.saturating_duration_since(session.last_used())
+                        >= self.policy.idle_timeout;
                 let expired = now.duration_since(session.created) >= self.policy.max_lifetime;
                 if idle || expired {
                     tracing::info!(session_id = id, idle, expired, "session ended");

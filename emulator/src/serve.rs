@@ -198,7 +198,8 @@ fn front_service(
         ),
         interface_path: a2a_core::http::interface_path(public_url),
     };
-    Ok(front::service(config, sessions, template))
+    front::service(config, sessions, template)
+        .map_err(|error| ServeError::Config(error.to_string()))
 }
 
 /// The card's URL: the flag, else `AGENTCORE_RUNTIME_URL` with a trailing slash, else the

@@ -2,7 +2,7 @@
 //! runtime's invocation URL, as AgentCore serves it.
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use a2a_core::error::Refusal;
@@ -10,13 +10,13 @@ use a2a_core::jsonrpc::Id;
 
 use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
-use super::{CARD_PATH, Front, arn};
+use super::{CARD_PATH, Front, SessionName, arn};
 
 impl Front {
     pub(super) async fn card(
         &self,
         headers: HeaderMap,
-        session: HeaderValue,
+        session: SessionName,
         arn: Option<&str>,
     ) -> Response {
         let Some(arn) = arn else {

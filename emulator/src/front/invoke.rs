@@ -7,20 +7,21 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use a2a_core::error::Refusal;
 use a2a_core::jsonrpc::Id;
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, Method, Uri, header};
+use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::Response;
 use futures_util::future::{Either, ready};
 use futures_util::{FutureExt as _, StreamExt as _};
 
 use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
-use super::limits::Fault;
+use super::limits::{Fault, FaultInjector};
 use super::sessions::{self, Unavailable};
-use super::{Front, Later, SESSION, request_id_of};
+use super::{Front, Later, SESSION, SessionName, request_id_of};
 
 /// A POST of a JSON-RPC payload for the session's container.
 pub(super) struct Invocation {
@@ -29,7 +30,7 @@ pub(super) struct Invocation {
     pub(super) target: Uri,
     pub(super) headers: HeaderMap,
     pub(super) body: Body,
-    pub(super) session: HeaderValue,
+    pub(super) session: SessionName,
 }
 
 impl Front {
@@ -42,39 +43,28 @@ impl Front {
         target: Uri,
         mut headers: HeaderMap,
         body: Bytes,
-        session: HeaderValue,
+        session: SessionName,
     ) -> impl Future<Output = Response> + Send + use<> {
-        let Ok(name) = session.to_str() else {
-            // Every session id is checked (or made) as visible ASCII before it gets here.
-            let detail = "the session id is not visible ASCII";
-            let refused = platform_error(Refusal::PlatformValidation, request_id_of(&body), detail);
-            return Either::Left(ready(refused));
-        };
-        let (entered, mark, wait) = match self.sessions.enter(name) {
+        tracing::debug!(session_id = session.as_str(), %method, %target, "calling the container");
+        let (entered, mark, wait) = match self.sessions.enter(session.as_str()) {
             Ok(entered) => entered,
             Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
         };
-        tracing::debug!(session_id = name, %method, %target, "calling the container");
-        headers.insert(&SESSION, session);
+        headers.insert(&SESSION, session.into_header());
         let timeout = self.config.request_timeout;
-        if wait.is_zero() {
+        // The invocation that starts a session waits for it (boxed: this is rare), then the
+        // call has its full time.
+        let started = if wait.is_zero() {
+            Either::Left(ready(()))
+        } else {
+            Either::Right(Box::pin(tokio::time::sleep(wait)))
+        };
+        Either::Right(started.then(move |()| {
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);
-            return Either::Right(Either::Left(
-                call.map(move |answered| settle(answered, &entered.container, mark, &body)),
-            ));
-        }
-        // The invocation that starts a session waits for it, then has its full time.
-        let started = async move {
-            tokio::time::sleep(wait).await;
-            let answered = entered
-                .container
-                .call(method, target, headers, body.clone(), timeout)
-                .await;
-            settle(answered, &entered.container, mark, &body)
-        };
-        Either::Right(Either::Right(Box::pin(started) as Later))
+            call.map(move |answered| settle(answered, &entered.container, mark, &body))
+        }))
     }
 }
 
@@ -155,8 +145,9 @@ impl Invocation {
                     platform_error(Refusal::Throttled, request_id_of(&body), "rate limit");
                 return Either::Left(ready(refused));
             }
-            if front.config.faults.is_some() {
-                let faulty = async move { front.with_faults(target, headers, body, session).await };
+            if let Some(faults) = &front.config.faults {
+                let latency = faults.latency();
+                let faulty = front.with_faults(latency, target, headers, body, session);
                 return Either::Right(Either::Right(Box::pin(faulty) as Later));
             }
             let forwarded = front.forward(Method::POST, target, headers, body, session);
@@ -169,26 +160,25 @@ impl Front {
     /// An invocation under `--fault`: the injected latency, then maybe a fault, else the
     /// container.
     async fn with_faults(
-        &self,
+        self: Arc<Self>,
+        latency: Duration,
         target: Uri,
         headers: HeaderMap,
         body: Bytes,
-        session: HeaderValue,
+        session: SessionName,
     ) -> Response {
-        if let Some(faults) = &self.config.faults {
-            if !faults.latency().is_zero() {
-                tokio::time::sleep(faults.latency()).await;
-            }
-            if let Some(fault) = faults.draw() {
-                let refusal = match fault {
-                    Fault::Throttle => Refusal::Throttled,
-                    Fault::Conflict => Refusal::SessionBusy,
-                    Fault::RuntimeError => Refusal::RuntimeUnavailable,
-                    Fault::Internal => Refusal::Internal,
-                };
-                let detail = format!("injected fault {fault:?}");
-                return platform_error(refusal, request_id_of(&body), &detail);
-            }
+        if !latency.is_zero() {
+            tokio::time::sleep(latency).await;
+        }
+        if let Some(fault) = self.config.faults.as_ref().and_then(FaultInjector::draw) {
+            let refusal = match fault {
+                Fault::Throttle => Refusal::Throttled,
+                Fault::Conflict => Refusal::SessionBusy,
+                Fault::RuntimeError => Refusal::RuntimeUnavailable,
+                Fault::Internal => Refusal::Internal,
+            };
+            let detail = format!("injected fault {fault:?}");
+            return platform_error(refusal, request_id_of(&body), &detail);
         }
         self.forward(Method::POST, target, headers, body, session)
             .await

@@ -14,7 +14,10 @@ mod errors;
 mod invoke;
 pub mod limits;
 mod routes;
+mod session_name;
 pub mod sessions;
+pub use session_name::InvalidSessionId;
+use session_name::SessionName;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -70,8 +73,8 @@ pub struct FrontConfig {
 
 struct Front {
     config: FrontConfig,
-    /// `config.default_session` as a header value.
-    default_session: HeaderValue,
+    /// `config.default_session`, checked.
+    default_session: SessionName,
     sessions: Arc<Sessions>,
     /// A container outside any session, for cards: fetching a card starts no session.
     template: container::Container,
@@ -80,25 +83,32 @@ struct Front {
 /// The front over `sessions`, as a service that takes every request: the front routes
 /// them itself (see [`handle`]). Not an axum `Router`: a router boxes each request's future,
 /// while a service's future is kept in the connection's own slot.
+///
+/// # Errors
+/// [`InvalidSessionId`] when `config.default_session` cannot be sent as a header.
 pub fn service(
     config: FrontConfig,
     sessions: Arc<Sessions>,
     template: container::Container,
-) -> impl Service<Request, Response = Response, Error = Infallible, Future: Send>
-+ Clone
-+ Send
-+ Sync
-+ 'static {
-    // The emulator makes this id from letters, digits and dashes: always a header value.
-    let default_session = HeaderValue::try_from(config.default_session.as_str())
-        .unwrap_or_else(|_| HeaderValue::from_static("a2a-emulator-default-session"));
+) -> Result<
+    impl Service<Request, Response = Response, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + Sync
+    + 'static,
+    InvalidSessionId,
+> {
+    let default_session = SessionName::from_text(config.default_session.clone())
+        .ok_or_else(|| InvalidSessionId(config.default_session.clone()))?;
     let front = Arc::new(Front {
         default_session,
         config,
         sessions,
         template,
     });
-    tower::service_fn(move |request| handle(Arc::clone(&front), request).map(Ok))
+    Ok(tower::service_fn(move |request| {
+        handle(Arc::clone(&front), request).map(Ok)
+    }))
 }
 
 /// The session header's name, for inserting without parsing the name each time.
@@ -124,9 +134,8 @@ fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response>
     // Refusals decided now are logged in the request's span, as those decided later.
     let (answer, session) = match span.in_scope(|| front.plan(parts, body)) {
         Plan::Answered(response, session) => (Either::Left(ready(response)), session),
-        Plan::Invoke(invocation) => {
-            let session = Some(invocation.session.clone());
-            (Either::Right(Either::Left(invocation.run())), session)
+        Plan::Invoke(invocation, session) => {
+            (Either::Right(Either::Left(invocation.run())), Some(session))
         }
         Plan::Wait(answer, session) => (Either::Right(Either::Right(answer)), session),
     };
@@ -150,7 +159,7 @@ enum Plan {
     /// Answered without waiting.
     Answered(Response, Option<HeaderValue>),
     /// JSON-RPC for the session's container: the common case, kept unboxed.
-    Invoke(Invocation),
+    Invoke(Invocation, HeaderValue),
     /// Anything else that waits.
     Wait(Later, Option<HeaderValue>),
 }
@@ -164,31 +173,33 @@ fn request_id_of(body: &[u8]) -> Id {
 }
 
 /// The client's session id, if it sent one; an error for one of the wrong length.
-fn session_id(headers: &HeaderMap) -> Result<Option<HeaderValue>, String> {
+fn session_id(headers: &HeaderMap) -> Result<Option<SessionName>, String> {
     let Some(value) = headers.get(&SESSION) else {
         return Ok(None);
     };
-    let text = value
-        .to_str()
-        .map_err(|_| "the session id is not visible ASCII".to_owned())?;
-    if SESSION_ID_LENGTH.contains(&text.len()) {
-        Ok(Some(value.clone()))
+    let session = SessionName::new(value.clone())
+        .ok_or_else(|| "the session id is not visible ASCII".to_owned())?;
+    let length = session.as_str().len();
+    if SESSION_ID_LENGTH.contains(&length) {
+        Ok(Some(session))
     } else {
         Err(format!(
-            "the session id has {} characters; AgentCore accepts 33 to 256",
-            text.len()
+            "the session id has {length} characters; AgentCore accepts 33 to 256"
         ))
     }
 }
 
-/// The URI the container sees: `/` with the client's query (`?A2A-Version=1.0` included).
-fn container_target(uri: &Uri) -> Uri {
-    match uri.query() {
-        None => Uri::from_static("/"),
-        Some(_) if uri.path() == "/" => uri.clone(),
-        Some(query) => format!("/?{query}")
-            .parse()
-            .unwrap_or_else(|_| Uri::from_static("/")),
+/// The URI the container sees: `/` with the client's query (`?A2A-Version=1.0` included),
+/// whatever path (or absolute form) the client used.
+fn container_target(uri: &Uri) -> Result<Uri, String> {
+    match (uri.path(), uri.path_and_query()) {
+        ("/", Some(path_and_query)) => Ok(Uri::from(path_and_query.clone())),
+        _ => match uri.query() {
+            None => Ok(Uri::from_static("/")),
+            Some(query) => format!("/?{query}")
+                .parse()
+                .map_err(|_| format!("bad path /?{query}")),
+        },
     }
 }
 
@@ -225,18 +236,24 @@ impl Front {
             // AgentCore starts a new session for an invocation without one; the container
             // paths keep one default session so a plain A2A client can come back to its tasks.
             None if on_invocation_path => {
-                match HeaderValue::try_from(format!("session-{}", uuid::Uuid::new_v4())) {
-                    Ok(session) => session,
-                    Err(_) => self.default_session.clone(),
-                }
+                let made = SessionName::from_text(format!("session-{}", uuid::Uuid::new_v4()));
+                let Some(session) = made else {
+                    let detail = "could not make a session id";
+                    return Plan::Answered(
+                        platform_error(Refusal::Internal, Id::Null, detail),
+                        None,
+                    );
+                };
+                session
             }
             None => self.default_session.clone(),
         };
+        let shown = session.header();
         let route = match route {
             Ok(route) => route,
             Err(detail) => {
                 let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
-                return Plan::Answered(refused, Some(session));
+                return Plan::Answered(refused, Some(shown));
             }
         };
         if let (Route::Invoke { arn: Some(arn) } | Route::Card { arn: Some(arn) }, Some(pinned)) =
@@ -245,45 +262,45 @@ impl Front {
         {
             let detail = format!("runtime {arn} does not exist here (serving {pinned})");
             let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
-            return Plan::Answered(refused, Some(session));
+            return Plan::Answered(refused, Some(shown));
         }
         let front = Arc::clone(self);
         let answer: Later = match route {
-            Route::Invoke { .. } if parts.method == Method::POST => {
-                return Plan::Invoke(Invocation {
-                    front,
-                    target: container_target(&parts.uri),
-                    headers: parts.headers,
-                    body,
-                    session,
-                });
-            }
-            // The container answers a wrong method on its JSON-RPC path itself (405).
             Route::Invoke { .. } => {
-                let target = container_target(&parts.uri);
-                let session = session.clone();
+                let target = match container_target(&parts.uri) {
+                    Ok(target) => target,
+                    Err(detail) => {
+                        let refused =
+                            platform_error(Refusal::RuntimeUnavailable, Id::Null, &detail);
+                        return Plan::Answered(refused, Some(shown));
+                    }
+                };
+                if parts.method == Method::POST {
+                    let headers = parts.headers;
+                    let invocation = Invocation {
+                        front,
+                        target,
+                        headers,
+                        body,
+                        session,
+                    };
+                    return Plan::Invoke(invocation, shown);
+                }
+                // The container answers a wrong method on its JSON-RPC path itself (405).
                 Box::pin(front.forward(parts.method, target, parts.headers, Bytes::new(), session))
             }
             Route::Card { arn } => {
-                let session = session.clone();
                 Box::pin(async move { front.card(parts.headers, session, arn.as_deref()).await })
             }
-            Route::Ping => {
-                let session = session.clone();
-                Box::pin(async move { front.ping(parts.headers, &session).await })
-            }
+            Route::Ping => Box::pin(async move { front.ping(parts.headers, &session).await }),
         };
-        Plan::Wait(answer, Some(session))
+        Plan::Wait(answer, Some(shown))
     }
 
     /// The session's container's `/ping`, answered even while the session is busy or
     /// starting: a health check is not an invocation.
-    async fn ping(&self, headers: HeaderMap, session: &HeaderValue) -> Response {
-        let Ok(name) = session.to_str() else {
-            let detail = "the session id is not visible ASCII";
-            return platform_error(Refusal::PlatformValidation, Id::Null, detail);
-        };
-        let entered = match self.sessions.enter_for_health(name) {
+    async fn ping(&self, headers: HeaderMap, session: &SessionName) -> Response {
+        let entered = match self.sessions.enter_for_health(session.as_str()) {
             Ok(entered) => entered,
             Err(unavailable) => return refused_entry(&unavailable, &[]),
         };
@@ -303,5 +320,49 @@ impl Front {
                 platform_error(Refusal::RuntimeUnavailable, Id::Null, &failure.to_string())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(uri: &str) -> String {
+        let uri: Uri = uri.parse().unwrap();
+        container_target(&uri).unwrap().to_string()
+    }
+
+    #[test]
+    fn the_container_sees_the_root_with_the_clients_query() {
+        assert_eq!(target("/"), "/");
+        assert_eq!(target("/?A2A-Version=1.0"), "/?A2A-Version=1.0");
+        assert_eq!(target("/agents/echo/"), "/");
+        assert_eq!(target("/agents/echo?A2A-Version=1.0"), "/?A2A-Version=1.0");
+        // An absolute-form request keeps neither scheme nor authority.
+        assert_eq!(target("http://example.com/?a=1"), "/?a=1");
+        assert_eq!(
+            target("http://example.com/runtimes/x/invocations?a=1"),
+            "/?a=1"
+        );
+    }
+
+    #[test]
+    fn session_ids_are_visible_ascii_of_agentcores_length() {
+        let mut headers = HeaderMap::new();
+        assert!(matches!(session_id(&headers), Ok(None)));
+        headers.insert(&SESSION, HeaderValue::from_static("short"));
+        assert_eq!(
+            session_id(&headers).unwrap_err(),
+            "the session id has 5 characters; AgentCore accepts 33 to 256"
+        );
+        let long_enough = "s".repeat(33);
+        headers.insert(&SESSION, HeaderValue::from_str(&long_enough).unwrap());
+        assert_eq!(session_id(&headers).unwrap().unwrap().as_str(), long_enough);
+        let not_ascii = HeaderValue::from_bytes("é".repeat(20).as_bytes()).unwrap();
+        headers.insert(&SESSION, not_ascii);
+        assert_eq!(
+            session_id(&headers).unwrap_err(),
+            "the session id is not visible ASCII"
+        );
     }
 }

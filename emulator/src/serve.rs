@@ -9,16 +9,12 @@ use a2a_core::error::ErrorProfile;
 use a2a_core::http::{RouterOptions, router};
 use a2a_core::tasks::InMemoryTaskStore;
 use axum::ServiceExt as _;
-use axum::extract::Request;
-use axum::response::Response;
-use std::convert::Infallible;
 use tokio::net::TcpListener;
-use tower::Service;
 use tower::util::Either;
 
 use crate::args::Args;
 use crate::front::{
-    self, FrontConfig,
+    self, FrontConfig, FrontService,
     container::{Backend, Upstream},
     limits::{FaultInjector, RateLimiter},
     sessions::{self, SessionPolicy, Sessions},
@@ -133,14 +129,7 @@ fn front_service(
     bound: SocketAddr,
     public_url: &str,
     profile: ErrorProfile,
-) -> Result<
-    impl Service<Request, Response = Response, Error = Infallible, Future: Send>
-    + Clone
-    + Send
-    + Sync
-    + 'static,
-    ServeError,
-> {
+) -> Result<impl FrontService, ServeError> {
     if let Some(arn) = &args.runtime_arn
         && !front::is_runtime_arn(arn)
     {

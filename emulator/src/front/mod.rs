@@ -80,6 +80,26 @@ struct Front {
     template: container::Container,
 }
 
+/// What [`service`] returns: a cloneable service for every request that never fails (each
+/// failure is an HTTP response) and whose futures can move between threads.
+pub trait FrontService:
+    Service<Request, Response = Response, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> FrontService for S where
+    S: Service<Request, Response = Response, Error = Infallible, Future: Send>
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// The front over `sessions`, as a service that takes every request: the front routes
 /// them itself (see [`handle`]). Not an axum `Router`: a router boxes each request's future,
 /// while a service's future is kept in the connection's own slot.
@@ -90,14 +110,7 @@ pub fn service(
     config: FrontConfig,
     sessions: Arc<Sessions>,
     template: container::Container,
-) -> Result<
-    impl Service<Request, Response = Response, Error = Infallible, Future: Send>
-    + Clone
-    + Send
-    + Sync
-    + 'static,
-    InvalidSessionId,
-> {
+) -> Result<impl FrontService, InvalidSessionId> {
     let default_session = SessionName::from_text(config.default_session.clone())
         .ok_or_else(|| InvalidSessionId(config.default_session.clone()))?;
     let front = Arc::new(Front {

@@ -9,6 +9,7 @@ mod live;
 mod media;
 mod registry;
 mod respond;
+mod topic;
 
 use std::borrow::Cow;
 use std::pin::Pin;
@@ -18,7 +19,7 @@ use futures_util::Stream;
 use futures_util::TryFutureExt as _;
 use futures_util::stream::{self, StreamExt as _};
 use serde_json::value::RawValue;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, RequestContext};
@@ -34,8 +35,9 @@ use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use crate::version::{self, Operation, ProtocolVersion};
 use crate::wire::{v0_3, v1_0};
 
-use live::{LiveTask, RunnerDeps, Settled, Started, Update};
+use live::{LiveTask, RunnerDeps, Settled, Started};
 use registry::Registry;
+use topic::Follower;
 
 /// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
 pub type EventStream = Pin<Box<dyn Stream<Item = Vec<u8>> + Send + 'static>>;
@@ -476,7 +478,7 @@ impl Engine {
     ) -> Result<Reply, Error> {
         let (context, previous) = self.prepare(params.message, call).await?;
         // Follow the task before it can change.
-        let updates = self.deps.registry.topic(&context.task_id).subscribe();
+        let updates = self.deps.registry.follow(&context.task_id);
         let started = live::start(self.deps.runner(), context, previous, true).await;
         match started {
             Started::Failed(error) => Err(error),
@@ -499,7 +501,7 @@ impl Engine {
         let stored = self.load(task_id).await?;
         // Follow the task's channel first, then read where it stands: an update in between
         // may arrive twice, never not at all.
-        let updates = self.deps.registry.topic(task_id).subscribe();
+        let updates = self.deps.registry.follow(task_id);
         let task = match self.deps.registry.get(task_id) {
             Some(live) => Arc::clone(&live.state.lock().await.task),
             None => stored,
@@ -523,7 +525,7 @@ impl Engine {
         version: ProtocolVersion,
         id: Id,
         initial: Arc<Task>,
-        updates: broadcast::Receiver<Update>,
+        updates: Follower,
         kind: StreamKind,
     ) -> Reply {
         let profile = self.profile;
@@ -531,22 +533,13 @@ impl Engine {
         let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
         let rest = stream::unfold(Some((updates, id)), move |state| async move {
             let (mut updates, id) = state?;
-            match updates.recv().await {
-                Ok(Ok(event)) => {
+            match updates.next().await? {
+                Ok(event) => {
                     let body = respond::stream_event(version, &id, &event);
                     let next = (!event.ends(kind)).then_some((updates, id));
                     Some((body, next))
                 }
-                Ok(Err(error)) => Some((respond::error_body(id, &error, profile).1, None)),
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "a slow stream subscriber missed events");
-                    let error = Error::new(
-                        Refusal::Internal,
-                        format!("the stream fell {missed} events behind; resubscribe"),
-                    );
-                    Some((respond::error_body(id, &error, profile).1, None))
-                }
-                Err(broadcast::error::RecvError::Closed) => None,
+                Err(error) => Some((respond::error_body(id, &error, profile).1, None)),
             }
         });
         Reply::Stream(Box::pin(stream::iter([first]).chain(rest)))

@@ -3,13 +3,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::broadcast;
-
 use super::live::{LiveTask, Update};
+use super::topic::{Follower, Topic};
 use crate::health::Health;
-
-/// How many events a slow subscriber may fall behind before it is cut off.
-const BROADCAST_CAPACITY: usize = 64;
 
 /// The live tasks of one engine, and the update channel of every task someone follows.
 ///
@@ -20,16 +16,17 @@ const BROADCAST_CAPACITY: usize = 64;
 #[derive(Default)]
 pub(crate) struct Registry {
     tasks: Mutex<HashMap<String, Arc<LiveTask>>>,
-    topics: Mutex<HashMap<String, broadcast::Sender<Update>>>,
+    topics: Mutex<HashMap<String, Topic>>,
 }
 
 impl Registry {
-    /// The update channel of a task, made on first use.
-    pub fn topic(&self, id: &str) -> broadcast::Sender<Update> {
+    /// Follows a task: every update sent from now on, in order. The task's channel is
+    /// made on first use.
+    pub fn follow(&self, id: &str) -> Follower {
         self.lock_topics()
             .entry(id.to_owned())
-            .or_insert_with(|| broadcast::channel(BROADCAST_CAPACITY).0)
-            .clone()
+            .or_default()
+            .follow()
     }
 
     /// Someone follows the task (a stream or a subscription).
@@ -45,8 +42,8 @@ impl Registry {
         if topics.is_empty() {
             return;
         }
-        if let Some(topic) = topics.get(id) {
-            let _ = topic.send(update);
+        if let Some(topic) = topics.get_mut(id) {
+            topic.send(update);
         }
         if last {
             topics.remove(id);
@@ -61,11 +58,11 @@ impl Registry {
         let tasks = self.lock();
         let mut topics = self.lock_topics();
         if !topics.is_empty() {
-            topics.retain(|id, topic| topic.receiver_count() > 0 || tasks.contains_key(id));
+            topics.retain(|id, topic| topic.is_followed() || tasks.contains_key(id));
         }
     }
 
-    fn lock_topics(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Update>>> {
+    fn lock_topics(&self) -> std::sync::MutexGuard<'_, HashMap<String, Topic>> {
         self.topics
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

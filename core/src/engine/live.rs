@@ -151,7 +151,7 @@ fn run(
     report: oneshot::Sender<Started>,
 ) -> impl Future<Output = ()> + Send + 'static {
     let (sink, mut events) = EventSink::channel(&context.task_id, &context.context_id);
-    let mut runner = Work {
+    let work = Work {
         request_id: context.request_id.clone(),
         task_id: context.task_id.clone(),
         context_id: context.context_id.clone(),
@@ -164,7 +164,9 @@ fn run(
         registered: false,
         changed: false,
     };
+    let mut running = Running { deps, work };
     async move {
+        let Running { deps, work: runner } = &mut running;
         let agent = Arc::clone(&deps.agent);
         let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
         tokio::pin!(execution);
@@ -173,7 +175,7 @@ fn run(
                 biased;
                 Some(event) = events.recv() => {
                     let batch = with_queued(event, &mut events, BATCH);
-                    runner.on_events(&deps, batch, false).await;
+                    runner.on_events(deps, batch, false).await;
                 }
                 outcome = &mut execution => break outcome,
             }
@@ -187,7 +189,7 @@ fn run(
             // The agent has returned: whatever it left goes in one batch (the queue holds
             // at most 64), so whether the task is over is judged on all of it.
             let batch = with_queued(event, &mut events, usize::MAX);
-            runner.on_events(&deps, batch, failure.is_none()).await;
+            runner.on_events(deps, batch, failure.is_none()).await;
         }
         if let Some(detail) = &failure {
             tracing::error!(
@@ -211,15 +213,17 @@ fn run(
                 deps.registry.prune_topics();
                 return;
             }
-            runner.begin(&deps, Vec::new(), false).await;
+            runner.begin(deps, Vec::new(), false).await;
         }
-        let Some(live) = runner.live.take() else {
+        // Kept in the runner until the task is settled: a runner dropped before then
+        // ends the task itself (see Running's Drop).
+        let Some(live) = runner.live.clone() else {
             // The opening write failed: a stream that followed the task is told and gone.
             deps.registry.prune_topics();
             return;
         };
         finish(
-            &deps,
+            deps,
             &live,
             failure.is_some(),
             runner.changed,
@@ -227,10 +231,67 @@ fn run(
             &runner.task_id,
         )
         .await;
+        runner.live = None;
         if runner.registered {
             deps.registry.remove(&runner.task_id, &live, &deps.health);
         } else {
             deps.registry.prune_topics();
+        }
+    }
+}
+
+/// A runner with what it needs.
+struct Running {
+    deps: RunnerDeps,
+    work: Work,
+}
+
+impl Drop for Running {
+    /// A runner dropped while its task is live stopped early: it panicked (a store's
+    /// write, say: the agent's own panics are caught) or the runtime is stopping. Its
+    /// followers and a waiting send are answered -32603 at once, the task leaves the
+    /// registry (`/ping` is no longer busy with it), and a task of its own marks it failed
+    /// in the store, as an agent's failure would.
+    fn drop(&mut self) {
+        let Some(live) = self.work.live.take() else {
+            return;
+        };
+        let Work {
+            request_id,
+            task_id,
+            registered,
+            changed,
+            ..
+        } = &self.work;
+        tracing::error!(
+            request_id,
+            task_id,
+            "the task runner stopped before the task was settled"
+        );
+        let deps = &self.deps;
+        deps.registry
+            .publish(task_id, Err(Error::bare(Refusal::Internal)), true);
+        live.settled.send_if_modified(|settled| {
+            let running = *settled == Settled::Running;
+            if running {
+                *settled = Settled::Failed(Error::bare(Refusal::Internal));
+            }
+            running
+        });
+        if *registered {
+            deps.registry.remove(task_id, &live, &deps.health);
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let deps = RunnerDeps {
+                agent: Arc::clone(&deps.agent),
+                store: Arc::clone(&deps.store),
+                registry: Arc::clone(&deps.registry),
+                health: Arc::clone(&deps.health),
+            };
+            let (request_id, task_id, changed) = (request_id.clone(), task_id.clone(), *changed);
+            runtime.spawn(async move {
+                finish(&deps, &live, true, changed, &request_id, &task_id).await;
+            });
         }
     }
 }

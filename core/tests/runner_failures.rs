@@ -10,30 +10,40 @@ use std::time::Duration;
 
 mod common;
 
+use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_core::card::AgentCard;
 use a2a_core::engine::{CallContext, Engine, Reply};
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
+use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
 use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use common::Gated;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// An in-memory store whose second write panics.
-#[derive(Default)]
-struct PanicsOnSecondWrite {
+/// An in-memory store whose write number `panics_on` panics (counted from 1).
+struct PanicsOnWrite {
     inner: InMemoryTaskStore,
     writes: AtomicUsize,
+    panics_on: usize,
 }
 
-impl PanicsOnSecondWrite {
+impl PanicsOnWrite {
+    fn new(panics_on: usize) -> Self {
+        Self {
+            inner: InMemoryTaskStore::new(),
+            writes: AtomicUsize::new(0),
+            panics_on,
+        }
+    }
+
     fn count(&self) {
         let write = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
-        assert!(write != 2, "the store's second write panics");
+        assert!(write != self.panics_on, "the store's write {write} panics");
     }
 }
 
 #[async_trait::async_trait]
-impl TaskStore for PanicsOnSecondWrite {
+impl TaskStore for PanicsOnWrite {
     async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
         self.inner.get(id).await
     }
@@ -61,7 +71,7 @@ impl TaskStore for PanicsOnSecondWrite {
 /// and the panicking store: the opening write works, the one after the gate panics.
 fn engine() -> (Engine, Arc<Notify>) {
     let gate = Arc::new(Notify::new());
-    let store: Arc<dyn TaskStore> = Arc::new(PanicsOnSecondWrite::default());
+    let store: Arc<dyn TaskStore> = Arc::new(PanicsOnWrite::new(2));
     (
         common::engine(Arc::new(Gated(Arc::clone(&gate))), store),
         gate,
@@ -69,9 +79,17 @@ fn engine() -> (Engine, Arc<Notify>) {
 }
 
 fn message(method: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {
-        "message": {"kind": "message", "messageId": "m1", "role": "user",
-                    "parts": [{"kind": "text", "text": "go"}]}}})
+    follow_up(method, "go", None)
+}
+
+/// A message, continuing `task_id` when given.
+fn follow_up(method: &str, text: &str, task_id: Option<&str>) -> Value {
+    let mut message = json!({"kind": "message", "messageId": format!("m-{text}"),
+                             "role": "user", "parts": [{"kind": "text", "text": text}]});
+    if let Some(task_id) = task_id {
+        message["taskId"] = json!(task_id);
+    }
+    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {"message": message}})
 }
 
 async fn handle(engine: &Engine, body: &Value) -> Reply {
@@ -155,4 +173,84 @@ async fn a_stream_whose_runner_panics_ends_with_internal_error_and_the_task_fail
     assert_eq!(last["error"]["code"], -32603, "{rest:?}");
     assert_eq!(engine.running_tasks(), 0);
     assert_eq!(settled_state(&engine, &task_id).await, "failed");
+}
+
+/// Asks for input and, still running, sends an artifact when `first` opens; a follow-up
+/// works until `second` opens, then completes.
+struct AsksAndLingers {
+    first: Arc<Notify>,
+    second: Arc<Notify>,
+}
+
+#[async_trait::async_trait]
+impl Agent for AsksAndLingers {
+    fn card(&self) -> AgentCard {
+        Gated(Arc::new(Notify::new())).card()
+    }
+
+    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
+        if context.previous.is_none() {
+            events
+                .status(TaskState::InputRequired, Some("which one?"))
+                .await?;
+            self.first.notified().await;
+            events.artifact_text("late", "x", false, true).await?;
+        } else {
+            events.working(None).await?;
+            self.second.notified().await;
+            events.complete(None).await?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_earlier_runner_that_panics_leaves_the_follow_ups_stream_alone() {
+    let (first, second) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let agent = AsksAndLingers {
+        first: Arc::clone(&first),
+        second: Arc::clone(&second),
+    };
+    // Writes: 1 the task asks for input, 2 the follow-up works, 3 the first runner's
+    // late artifact: it panics.
+    let store: Arc<dyn TaskStore> = Arc::new(PanicsOnWrite::new(3));
+    let engine = common::engine(Arc::new(agent), store);
+    let asked = json_of(handle(&engine, &message("message/send")).await);
+    assert_eq!(
+        asked["result"]["status"]["state"], "input-required",
+        "{asked}"
+    );
+    let task_id = asked["result"]["id"].as_str().unwrap().to_owned();
+    let Reply::Stream(mut events) = handle(
+        &engine,
+        &follow_up("message/stream", "this one", Some(&task_id)),
+    )
+    .await
+    else {
+        panic!("message/stream answers a stream");
+    };
+    let opening: Value = serde_json::from_slice(&events.next().await.unwrap()).unwrap();
+    assert_eq!(opening["result"]["id"], task_id.as_str());
+    first.notify_one();
+    // The first runner's write panics while the follow-up works.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    second.notify_one();
+    let mut rest = Vec::new();
+    while let Some(event) = tokio::time::timeout(Duration::from_secs(5), events.next())
+        .await
+        .expect("the stream ends")
+    {
+        rest.push(serde_json::from_slice::<Value>(&event).unwrap());
+    }
+    assert!(
+        rest.iter().all(|event| event.get("error").is_none()),
+        "{rest:?}"
+    );
+    assert_eq!(
+        rest.last().unwrap()["result"]["status"]["state"],
+        "completed",
+        "{rest:?}"
+    );
+    assert_eq!(settled_state(&engine, &task_id).await, "completed");
+    assert_eq!(engine.running_tasks(), 0);
 }

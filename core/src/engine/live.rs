@@ -248,10 +248,13 @@ struct Running {
 
 impl Drop for Running {
     /// A runner dropped while its task is live stopped early: it panicked (a store's
-    /// write, say: the agent's own panics are caught) or the runtime is stopping. Its
-    /// followers and a waiting send are answered -32603 at once, the task leaves the
-    /// registry (`/ping` is no longer busy with it), and a task of its own marks it failed
-    /// in the store, as an agent's failure would.
+    /// write, say: the agent's own panics are caught) or the runtime is stopping. Whatever
+    /// the agent started is cancelled, and its callers are answered -32603 at once. When
+    /// the task is still this runner's (no follow-up message took it over), its followers
+    /// get the error too, it leaves the registry (`/ping` no longer counts it), and a task
+    /// of its own marks it failed in the store, as an agent's failure would — while the
+    /// runtime runs: a runtime that is stopping runs no new task, and the store keeps the
+    /// task as it last saved it.
     fn drop(&mut self) {
         let Some(live) = self.work.live.take() else {
             return;
@@ -268,9 +271,7 @@ impl Drop for Running {
             task_id,
             "the task runner stopped before the task was settled"
         );
-        let deps = &self.deps;
-        deps.registry
-            .publish(task_id, Err(Error::bare(Refusal::Internal)), true);
+        live.cancel.cancel();
         live.settled.send_if_modified(|settled| {
             let running = *settled == Settled::Running;
             if running {
@@ -278,6 +279,12 @@ impl Drop for Running {
             }
             running
         });
+        let deps = &self.deps;
+        if deps.registry.is_replaced(task_id, &live) {
+            return;
+        }
+        deps.registry
+            .publish(task_id, Err(Error::bare(Refusal::Internal)), true);
         if *registered {
             deps.registry.remove(task_id, &live, &deps.health);
         }
@@ -710,6 +717,20 @@ async fn finish(
     request_id: &str,
     task_id: &str,
 ) {
+    if deps.registry.is_replaced(task_id, live) {
+        // A follow-up message runs the task now: its runner owns the task, its followers
+        // and its end. This one settles only its own callers.
+        if failed {
+            tracing::warn!(
+                request_id,
+                task_id,
+                "the agent failed after a follow-up message took the task over"
+            );
+            live.settled
+                .send_replace(Settled::Failed(Error::bare(Refusal::Internal)));
+        }
+        return;
+    }
     if failed {
         deps.registry
             .publish(task_id, Err(Error::bare(Refusal::Internal)), false);

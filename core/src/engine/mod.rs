@@ -498,12 +498,16 @@ impl Engine {
         id: &Id,
         task_id: &str,
     ) -> Result<Reply, Error> {
+        // Unknown tasks are refused before anything follows them.
         let stored = self.load(task_id).await?;
         // Follow the task's channel first, then read where it stands: an update in between
         // may arrive twice, never not at all.
         let updates = self.deps.registry.follow(task_id);
         let task = match self.deps.registry.get(task_id) {
             Some(live) => Arc::clone(&live.state.lock().await.task),
+            // A task at rest (waiting for input, say) is read again now that it is
+            // followed: one that ended since the first read would leave the stream waiting.
+            None if !stored.status.state.is_terminal() => self.load(task_id).await?,
             None => stored,
         };
         if task.status.state.is_terminal() {
@@ -533,13 +537,14 @@ impl Engine {
         let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
         let rest = stream::unfold(Some((updates, id)), move |state| async move {
             let (mut updates, id) = state?;
-            match updates.next().await? {
+            let update = updates.next().await?;
+            match &*update {
                 Ok(event) => {
-                    let body = respond::stream_event(version, &id, &event);
+                    let body = respond::stream_event(version, &id, event);
                     let next = (!event.ends(kind)).then_some((updates, id));
                     Some((body, next))
                 }
-                Err(error) => Some((respond::error_body(id, &error, profile).1, None)),
+                Err(error) => Some((respond::error_body(id, error, profile).1, None)),
             }
         });
         Reply::Stream(Box::pin(stream::iter([first]).chain(rest)))

@@ -72,6 +72,14 @@ impl Registry {
         self.lock().get(id).cloned()
     }
 
+    /// Whether a newer runner of the task took its place in the registry (a follow-up
+    /// message continued it while `live`'s runner was still returning).
+    pub(crate) fn is_replaced(&self, id: &str, live: &LiveTask) -> bool {
+        self.lock()
+            .get(id)
+            .is_some_and(|current| !std::ptr::eq(Arc::as_ptr(current), live))
+    }
+
     pub fn len(&self) -> usize {
         self.lock().len()
     }

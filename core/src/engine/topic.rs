@@ -21,14 +21,14 @@ pub(crate) struct Topic {
 }
 
 struct Sender {
-    queue: mpsc::Sender<Update>,
+    queue: mpsc::Sender<Arc<Update>>,
     cut_off: Arc<AtomicBool>,
 }
 
 /// What one follower reads: the task's updates in order, until the task ends, or until
 /// it fell [`FOLLOWER_QUEUE`] updates behind.
 pub(crate) struct Follower {
-    queue: mpsc::Receiver<Update>,
+    queue: mpsc::Receiver<Arc<Update>>,
     cut_off: Arc<AtomicBool>,
 }
 
@@ -49,15 +49,16 @@ impl Topic {
 
     /// Queues `update` for every follower. A follower that went away is forgotten; one
     /// whose queue is full is cut off: it reads what is queued, then an error.
+    /// The followers share one copy of the update.
     pub(crate) fn send(&mut self, update: Update) {
-        let Some((last, others)) = self.followers.split_last() else {
+        if self.followers.is_empty() {
             return;
-        };
-        let mut dropped = false;
-        for follower in others {
-            dropped |= !follower.offer(update.clone());
         }
-        dropped |= !last.offer(update);
+        let update = Arc::new(update);
+        let mut dropped = false;
+        for follower in &self.followers {
+            dropped |= !follower.offer(Arc::clone(&update));
+        }
         if dropped {
             // Dropping a cut-off follower's sender ends its queue after what it holds.
             self.followers.retain(Sender::is_open);
@@ -72,7 +73,7 @@ impl Topic {
 
 impl Sender {
     /// Queues an update; whether this follower still reads.
-    fn offer(&self, update: Update) -> bool {
+    fn offer(&self, update: Arc<Update>) -> bool {
         match self.queue.try_send(update) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -92,7 +93,7 @@ impl Follower {
     /// The next update, in order; `None` once the task ended (or its channel was
     /// forgotten) and every update was read. A follower that fell behind reads what was
     /// queued, then an error that asks it to resubscribe.
-    pub(crate) async fn next(&mut self) -> Option<Update> {
+    pub(crate) async fn next(&mut self) -> Option<Arc<Update>> {
         match self.queue.recv().await {
             Some(update) => Some(update),
             None if self.cut_off.load(Ordering::Acquire) => {
@@ -100,12 +101,12 @@ impl Follower {
                     queued = FOLLOWER_QUEUE,
                     "a stream subscriber stopped reading and was cut off"
                 );
-                Some(Err(Error::new(
+                Some(Arc::new(Err(Error::new(
                     Refusal::Internal,
                     format!(
                         "the stream fell more than {FOLLOWER_QUEUE} events behind; resubscribe"
                     ),
-                )))
+                ))))
             }
             None => None,
         }

@@ -5,53 +5,20 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 
 use a2a_core::agent::Agent;
 use a2a_core::agents::EchoAgent;
 use a2a_core::engine::{CallContext, Engine, Reply};
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
-use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
-use common::Gated;
+use a2a_core::model::TaskState;
+use a2a_core::tasks::TaskStore;
+use common::{CountingStore, Gated};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// An in-memory store that counts writes.
-#[derive(Default)]
-struct Counting {
-    inner: InMemoryTaskStore,
-    writes: AtomicUsize,
-}
-
-#[async_trait::async_trait]
-impl TaskStore for Counting {
-    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        self.inner.get(id).await
-    }
-
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.writes.fetch_add(1, Ordering::SeqCst);
-        self.inner.put(task, expected).await
-    }
-
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        self.inner.list(params).await
-    }
-
-    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
-        self.inner.get_shared(id).await
-    }
-
-    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.writes.fetch_add(1, Ordering::SeqCst);
-        self.inner.put_shared(task, expected).await
-    }
-}
-
-fn engine(agent: Arc<dyn Agent>, store: &Arc<Counting>) -> Engine {
+fn engine(agent: Arc<dyn Agent>, store: &Arc<CountingStore>) -> Engine {
     common::engine(agent, Arc::clone(store) as Arc<dyn TaskStore>)
 }
 
@@ -65,7 +32,7 @@ fn send(method: &str, text: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn an_agent_that_answers_at_once_costs_one_write_and_never_shows_busy() {
-    let store = Arc::new(Counting::default());
+    let store = Arc::new(CountingStore::default());
     let engine = engine(Arc::new(EchoAgent), &store);
 
     let Reply::Json { body, .. } = engine
@@ -79,7 +46,7 @@ async fn an_agent_that_answers_at_once_costs_one_write_and_never_shows_busy() {
     assert_eq!(answer["result"]["artifacts"][0]["parts"][0]["text"], "hi");
 
     // Submitted, working, the artifact and completed: one write, holding all of it.
-    assert_eq!(store.writes.load(Ordering::SeqCst), 1);
+    assert_eq!(store.writes(), 1);
     let id = answer["result"]["id"].as_str().unwrap();
     let stored = store.get(id).await.unwrap().unwrap();
     assert_eq!(stored.version, 1);
@@ -95,7 +62,7 @@ async fn an_agent_that_answers_at_once_costs_one_write_and_never_shows_busy() {
 
 #[tokio::test]
 async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
-    let store = Arc::new(Counting::default());
+    let store = Arc::new(CountingStore::default());
     let gate = Arc::new(Notify::new());
     let engine = engine(Arc::new(Gated(Arc::clone(&gate))), &store);
 
@@ -114,7 +81,7 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
     assert_eq!(working["status"]["state"], "working");
     // The task runs: it shows, and its first write (submitted + working) is done.
     assert_eq!(engine.running_tasks(), 1);
-    assert_eq!(store.writes.load(Ordering::SeqCst), 1);
+    assert_eq!(store.writes(), 1);
 
     gate.notify_one();
     let artifact = next(stream.next().await);
@@ -129,7 +96,7 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
     );
 
     // The artifact and the completion came together: one more write.
-    assert_eq!(store.writes.load(Ordering::SeqCst), 2);
+    assert_eq!(store.writes(), 2);
     let stored = store
         .get(first["id"].as_str().unwrap())
         .await

@@ -5,7 +5,6 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 mod common;
@@ -13,65 +12,25 @@ mod common;
 use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_core::card::AgentCard;
 use a2a_core::engine::{CallContext, Engine, Reply};
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
-use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
-use common::Gated;
+use a2a_core::model::TaskState;
+use a2a_core::tasks::TaskStore;
+use common::{CountingStore, Gated};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 /// An in-memory store whose write number `panics_on` panics (counted from 1).
-struct PanicsOnWrite {
-    inner: InMemoryTaskStore,
-    writes: AtomicUsize,
-    panics_on: usize,
-}
-
-impl PanicsOnWrite {
-    fn new(panics_on: usize) -> Self {
-        Self {
-            inner: InMemoryTaskStore::new(),
-            writes: AtomicUsize::new(0),
-            panics_on,
-        }
-    }
-
-    fn count(&self) {
-        let write = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
-        assert!(write != self.panics_on, "the store's write {write} panics");
-    }
-}
-
-#[async_trait::async_trait]
-impl TaskStore for PanicsOnWrite {
-    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        self.inner.get(id).await
-    }
-
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.count();
-        self.inner.put(task, expected).await
-    }
-
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        self.inner.list(params).await
-    }
-
-    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
-        self.inner.get_shared(id).await
-    }
-
-    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.count();
-        self.inner.put_shared(task, expected).await
-    }
+fn panics_on_write(panics_on: usize) -> Arc<dyn TaskStore> {
+    Arc::new(CountingStore::with_hook(move |write| {
+        assert!(write != panics_on, "the store's write {write} panics");
+    }))
 }
 
 /// An engine over the Gated agent (working, then at the gate an artifact and completed)
 /// and the panicking store: the opening write works, the one after the gate panics.
 fn engine() -> (Engine, Arc<Notify>) {
     let gate = Arc::new(Notify::new());
-    let store: Arc<dyn TaskStore> = Arc::new(PanicsOnWrite::new(2));
+    let store = panics_on_write(2);
     (
         common::engine(Arc::new(Gated(Arc::clone(&gate))), store),
         gate,
@@ -213,7 +172,7 @@ async fn an_earlier_runner_that_panics_leaves_the_follow_ups_stream_alone() {
     };
     // Writes: 1 the task asks for input, 2 the follow-up works, 3 the first runner's
     // late artifact: it panics.
-    let store: Arc<dyn TaskStore> = Arc::new(PanicsOnWrite::new(3));
+    let store = panics_on_write(3);
     let engine = common::engine(Arc::new(agent), store);
     let asked = json_of(handle(&engine, &message("message/send")).await);
     assert_eq!(

@@ -1,14 +1,17 @@
-//! What the engine tests share: an agent that waits for a gate, and an engine over a store.
+//! What the engine tests share: an agent that waits for a gate, an engine over a store,
+//! and a store that counts its writes.
 
 #![allow(dead_code, clippy::expect_used)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_core::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::engine::{Engine, EngineConfig};
 use a2a_core::error::ErrorProfile;
-use a2a_core::tasks::TaskStore;
+use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
+use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use tokio::sync::Notify;
 
 /// Says it works, waits until the gate opens, then sends an artifact (`late`) and
@@ -49,4 +52,62 @@ pub fn engine(agent: Arc<dyn Agent>, store: Arc<dyn TaskStore>) -> Engine {
         },
     )
     .expect("a test engine builds")
+}
+
+/// An in-memory store that counts its writes, and hands each write's number (from 1) to
+/// its hook before it writes (a test's hook may panic, say).
+pub struct CountingStore {
+    inner: InMemoryTaskStore,
+    writes: AtomicUsize,
+    hook: Box<dyn Fn(usize) + Send + Sync>,
+}
+
+impl Default for CountingStore {
+    fn default() -> Self {
+        Self::with_hook(|_| ())
+    }
+}
+
+impl CountingStore {
+    pub fn with_hook(hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        Self {
+            inner: InMemoryTaskStore::new(),
+            writes: AtomicUsize::new(0),
+            hook: Box::new(hook),
+        }
+    }
+
+    /// How many writes it was asked for.
+    pub fn writes(&self) -> usize {
+        self.writes.load(Ordering::SeqCst)
+    }
+
+    fn count(&self) {
+        (self.hook)(self.writes.fetch_add(1, Ordering::SeqCst) + 1);
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for CountingStore {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        self.inner.get(id).await
+    }
+
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.count();
+        self.inner.put(task, expected).await
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        self.inner.list(params).await
+    }
+
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        self.inner.get_shared(id).await
+    }
+
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.count();
+        self.inner.put_shared(task, expected).await
+    }
 }

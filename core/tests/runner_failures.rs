@@ -121,13 +121,7 @@ async fn a_stream_whose_runner_panics_ends_with_internal_error_and_the_task_fail
     let first: Value = serde_json::from_slice(&events.next().await.unwrap()).unwrap();
     let task_id = first["result"]["id"].as_str().unwrap().to_owned();
     gate.notify_one();
-    let mut rest = Vec::new();
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(5), events.next())
-        .await
-        .expect("the stream ends")
-    {
-        rest.push(serde_json::from_slice::<Value>(&event).unwrap());
-    }
+    let rest = common::read_rest(&mut events).await;
     let last = rest.last().unwrap();
     assert_eq!(last["error"]["code"], -32603, "{rest:?}");
     assert_eq!(engine.running_tasks(), 0);
@@ -194,13 +188,7 @@ async fn an_earlier_runner_that_panics_leaves_the_follow_ups_stream_alone() {
     // The first runner's write panics while the follow-up works.
     tokio::time::sleep(Duration::from_millis(50)).await;
     second.notify_one();
-    let mut rest = Vec::new();
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(5), events.next())
-        .await
-        .expect("the stream ends")
-    {
-        rest.push(serde_json::from_slice::<Value>(&event).unwrap());
-    }
+    let rest = common::read_rest(&mut events).await;
     assert!(
         rest.iter().all(|event| event.get("error").is_none()),
         "{rest:?}"

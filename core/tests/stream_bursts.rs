@@ -74,14 +74,7 @@ async fn stream(engine: &Engine) -> BoxStream<'static, Vec<u8>> {
 
 /// Every event of a stream, read until it ends.
 async fn read_all(mut events: BoxStream<'static, Vec<u8>>) -> Vec<Value> {
-    let mut read = Vec::new();
-    while let Some(event) = tokio::time::timeout(Duration::from_secs(10), events.next())
-        .await
-        .expect("the stream goes on")
-    {
-        read.push(serde_json::from_slice(&event).unwrap());
-    }
-    read
+    common::read_rest(&mut events).await
 }
 
 fn artifact_ids(events: &[Value]) -> Vec<String> {

@@ -64,7 +64,8 @@ pub(crate) enum Started {
     Failed(Error),
 }
 
-/// What a runner needs from the engine.
+/// What a runner needs from the engine (the engine keeps one, and each runner a clone).
+#[derive(Clone)]
 pub(crate) struct RunnerDeps {
     pub agent: Arc<dyn Agent>,
     pub store: Arc<dyn TaskStore>,
@@ -289,12 +290,7 @@ impl Drop for Running {
             deps.registry.remove(task_id, &live, &deps.health);
         }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let deps = RunnerDeps {
-                agent: Arc::clone(&deps.agent),
-                store: Arc::clone(&deps.store),
-                registry: Arc::clone(&deps.registry),
-                health: Arc::clone(&deps.health),
-            };
+            let deps = deps.clone();
             let (request_id, task_id, changed) = (request_id.clone(), task_id.clone(), *changed);
             runtime.spawn(async move {
                 finish(&deps, &live, true, changed, &request_id, &task_id).await;

@@ -100,29 +100,10 @@ pub struct EngineConfig {
 
 /// The engine: an agent, a task store and the protocol between them.
 pub struct Engine {
-    deps: RunnerDepsTemplate,
+    deps: RunnerDeps,
     card: AgentCard,
     public_url: String,
     profile: ErrorProfile,
-}
-
-#[derive(Clone)]
-struct RunnerDepsTemplate {
-    agent: Arc<dyn Agent>,
-    store: Arc<dyn TaskStore>,
-    registry: Arc<Registry>,
-    health: Arc<Health>,
-}
-
-impl RunnerDepsTemplate {
-    fn runner(&self) -> RunnerDeps {
-        RunnerDeps {
-            agent: Arc::clone(&self.agent),
-            store: Arc::clone(&self.store),
-            registry: Arc::clone(&self.registry),
-            health: Arc::clone(&self.health),
-        }
-    }
 }
 
 impl Engine {
@@ -147,7 +128,7 @@ impl Engine {
         card.validate()?;
         card::validate_url("url", &config.public_url)?;
         Ok(Self {
-            deps: RunnerDepsTemplate {
+            deps: RunnerDeps {
                 agent,
                 store,
                 registry: Arc::new(Registry::default()),
@@ -442,8 +423,7 @@ impl Engine {
         // future twice (captured, and moved to be awaited).
         self.prepare(params.message, call)
             .and_then(move |(context, previous)| {
-                let started =
-                    live::start(self.deps.runner(), context, previous, return_immediately);
+                let started = live::start(self.deps.clone(), context, previous, return_immediately);
                 async move {
                     // Taken apart before waiting again, so the start's outcome is not kept.
                     let (live, initial, settled) = match started.await {
@@ -479,7 +459,7 @@ impl Engine {
         let (context, previous) = self.prepare(params.message, call).await?;
         // Follow the task before it can change.
         let updates = self.deps.registry.follow(&context.task_id);
-        let started = live::start(self.deps.runner(), context, previous, true).await;
+        let started = live::start(self.deps.clone(), context, previous, true).await;
         match started {
             Started::Failed(error) => Err(error),
             Started::Message(message) => {
@@ -554,7 +534,7 @@ impl Engine {
     /// (retried when another writer, perhaps another instance, changed it meanwhile).
     async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
         if let Some(live) = self.deps.registry.get(task_id) {
-            return live::cancel_live(&self.deps.runner(), &live, &call.request_id).await;
+            return live::cancel_live(&self.deps, &live, &call.request_id).await;
         }
         for _ in 0..3 {
             let SharedStored { task, version } = self.load_stored(task_id).await?;

@@ -1,5 +1,5 @@
 //! What the engine tests share: an agent that waits for a gate, an engine over a store,
-//! and a store that counts its writes.
+//! a store that counts its writes, and a reader of streams.
 
 #![allow(dead_code, clippy::expect_used)]
 
@@ -12,6 +12,8 @@ use a2a_core::engine::{Engine, EngineConfig};
 use a2a_core::error::ErrorProfile;
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
 use a2a_core::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
+use futures_util::{Stream, StreamExt as _};
+use serde_json::Value;
 use tokio::sync::Notify;
 
 /// Says it works, waits until the gate opens, then sends an artifact (`late`) and
@@ -110,4 +112,21 @@ impl TaskStore for CountingStore {
         self.count();
         self.inner.put_shared(task, expected).await
     }
+}
+
+/// The JSON of every event left in a stream, read until it ends; each event must come
+/// within ten seconds.
+pub async fn read_rest<S, B>(events: &mut S) -> Vec<Value>
+where
+    S: Stream<Item = B> + Unpin,
+    B: AsRef<[u8]>,
+{
+    let mut read = Vec::new();
+    while let Some(event) = tokio::time::timeout(std::time::Duration::from_secs(10), events.next())
+        .await
+        .expect("the stream goes on")
+    {
+        read.push(serde_json::from_slice(event.as_ref()).expect("an event is JSON"));
+    }
+    read
 }

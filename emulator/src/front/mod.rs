@@ -249,7 +249,7 @@ impl Front {
             // AgentCore starts a new session for an invocation without one; the container
             // paths keep one default session so a plain A2A client can come back to its tasks.
             None if on_invocation_path => {
-                let made = SessionName::from_text(format!("session-{}", uuid::Uuid::new_v4()));
+                let made = SessionName::from_text(format!("session-{}", a2a_core::model::new_id()));
                 let Some(session) = made else {
                     let detail = "could not make a session id";
                     return Plan::Answered(

@@ -13,7 +13,8 @@ use a2a_core::card::AgentCard;
 use a2a_core::engine::{CallContext, Engine, Reply};
 use a2a_core::model::TaskState;
 use a2a_core::tasks::{InMemoryTaskStore, TaskStore};
-use common::Gated;
+use common::{CountingStore, Gated};
+use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -131,6 +132,44 @@ async fn an_answer_the_agent_takes_silently_completes_the_task() {
     );
     let history = answered["result"]["history"].as_array().unwrap();
     assert_eq!(history.last().unwrap()["messageId"], "m-that one");
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_task_that_ends_while_it_is_made_is_refused_not_left_open() {
+    let store = Arc::new(CountingStore::default());
+    let engine = common::engine(
+        Arc::new(AsksThenSaysNothing),
+        Arc::clone(&store) as Arc<dyn TaskStore>,
+    );
+    let asked = answer(&engine, &send("start", None)).await;
+    assert_eq!(asked["result"]["status"]["state"], "input-required");
+    let task_id = asked["result"]["id"].as_str().unwrap();
+
+    // The subscription reads the task waiting for input, and is held there ...
+    let gate = store.hold_next_read();
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/resubscribe",
+                      "params": {"id": task_id}})
+    .to_string();
+    let call = CallContext::default();
+    let subscribing = engine.handle(body.as_bytes(), &call);
+    tokio::pin!(subscribing);
+    assert!(
+        (&mut subscribing).now_or_never().is_none(),
+        "held at its read"
+    );
+    // ... while an answer completes the task.
+    let answered = answer(&engine, &send("that one", Some(task_id))).await;
+    assert_eq!(answered["result"]["status"]["state"], "completed");
+    gate.notify_one();
+
+    let reply = tokio::time::timeout(Duration::from_secs(5), subscribing)
+        .await
+        .expect("the subscription is answered");
+    let Reply::Json { body, .. } = reply else {
+        panic!("a subscription to a completed task is refused, not a stream that never ends");
+    };
+    let refused: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(refused["error"]["code"], -32004, "{refused}");
 }
 
 /// Panics in `execute` itself, before it returns its future, when told `boom`; otherwise

@@ -62,6 +62,8 @@ pub struct CountingStore {
     inner: InMemoryTaskStore,
     writes: AtomicUsize,
     hook: Box<dyn Fn(usize) + Send + Sync>,
+    /// The next read answers only once this gate opens (what it read stays as read).
+    held_read: std::sync::Mutex<Option<Arc<Notify>>>,
 }
 
 impl Default for CountingStore {
@@ -76,7 +78,16 @@ impl CountingStore {
             inner: InMemoryTaskStore::new(),
             writes: AtomicUsize::new(0),
             hook: Box::new(hook),
+            held_read: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Holds the next read of a task until the returned gate opens: the reader gets the
+    /// task as it was when read, however it changed meanwhile.
+    pub fn hold_next_read(&self) -> Arc<Notify> {
+        let gate = Arc::new(Notify::new());
+        *self.held_read.lock().expect("not poisoned") = Some(Arc::clone(&gate));
+        gate
     }
 
     /// How many writes it was asked for.
@@ -105,7 +116,12 @@ impl TaskStore for CountingStore {
     }
 
     async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
-        self.inner.get_shared(id).await
+        let read = self.inner.get_shared(id).await;
+        let held = self.held_read.lock().expect("not poisoned").take();
+        if let Some(gate) = held {
+            gate.notified().await;
+        }
+        read
     }
 
     async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {

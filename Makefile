@@ -42,6 +42,7 @@ interop: ## The official Python and JS A2A clients against the emulator
 
 bench: ## Criterion benchmarks (parse + convert; one send in-process) and the load benchmark
 	$(CARGO) bench -p a2a-core
+	$(CARGO) bench -p a2a-server
 	scripts/load.py
 
 load: ## Load benchmark: emulator vs a minimal JSON-RPC ceiling (needs wrk)

@@ -8,7 +8,8 @@ Sections:
               then the settings cfn-lint does not check in a SAM template, evaluated for
               each way the parameters can be set
   env         the function's variables (template and Cargo.toml) against the names the
-              binary reads (VARIABLES in functions/a2a-agent/src/config.rs)
+              binary reads (VARIABLES in functions/lambda/src/config.rs, and
+              A2A_AGENT in functions/a2a-agent/src/main.rs)
   dockerfile  infra/agentcore/Dockerfile: hadolint, and the AgentCore rules
   policy      infra/agentcore/caller-policy.json
   bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --profile lambda-release`, `make package`)
@@ -57,17 +58,21 @@ def rust_source(path):
 
 
 def binary_variables():
-    """The names in `VARIABLES` (functions/a2a-agent/src/config.rs)."""
-    source = rust_source("functions/a2a-agent/src/config.rs")
+    """The names in `VARIABLES` (functions/lambda/src/config.rs), and `A2A_AGENT` when the
+    function's main reads it (functions/a2a-agent/src/main.rs)."""
+    source = rust_source("functions/lambda/src/config.rs")
     body = re.search(r"pub const VARIABLES: \[&str; \d+\] = \[(.*?)\];", source, re.S)
     if not body:
-        sys.exit("VARIABLES not found in functions/a2a-agent/src/config.rs")
-    return set(re.findall(r'"([A-Z0-9_]+)"', body.group(1)))
+        sys.exit("VARIABLES not found in functions/lambda/src/config.rs")
+    names = set(re.findall(r'"([A-Z0-9_]+)"', body.group(1)))
+    if 'std::env::var("A2A_AGENT")' in rust_source("functions/a2a-agent/src/main.rs"):
+        names.add("A2A_AGENT")
+    return names
 
 
 def store_facts():
     """The DynamoDB actions the task store calls, its index, and its TTL attribute."""
-    source = rust_source("functions/a2a-agent/src/dynamo.rs")
+    source = rust_source("functions/lambda/src/dynamo.rs")
     calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", source))
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
     index = re.search(r'pub const CONTEXT_INDEX: &str = "([^"]+)"', source).group(1)
@@ -313,7 +318,7 @@ def check_env():
     # the log filter (tracing's EnvFilter in logging.rs), read outside Config.
     cargo = tomllib.loads((FUNCTION / "Cargo.toml").read_text())
     deploy_env = set(cargo["package"]["metadata"]["lambda"]["deploy"].get("env", {}))
-    allowed = known | ({"RUST_LOG"} if "RUST_LOG" in rust_source("functions/a2a-agent/src/logging.rs") else set())
+    allowed = known | ({"RUST_LOG"} if "RUST_LOG" in rust_source("functions/lambda/src/logging.rs") else set())
     check(deploy_env <= allowed, "Cargo.toml's deploy env sets only variables the binary reads",
           f"unknown: {sorted(deploy_env - allowed)}")
 
@@ -346,12 +351,16 @@ def check_dockerfile():
     check(layers <= 6, f"few layers ({layers} RUN/COPY/ADD, at most 6)")
     entrypoint = json.loads(dict(final).get("ENTRYPOINT", "[]"))
     args = " ".join(entrypoint[1:])
-    check(entrypoint[:1] == ["/usr/local/bin/a2a-emulator"] and "--container-only" in entrypoint
-          and "--host 0.0.0.0" in args and "--port 9000" in args,
-          "ENTRYPOINT: a2a-emulator --container-only --host 0.0.0.0 --port 9000", str(entrypoint))
-    check("AGENTCORE_RUNTIME_URL" not in dict(instructions).get("ENV", "")
-          and '"AGENTCORE_RUNTIME_URL"' in rust_source("emulator/src/serve.rs"),
-          "AGENTCORE_RUNTIME_URL comes from the runtime and a2a-emulator reads it")
+    serve_source = rust_source("server/src/serve.rs")
+    default_port = re.search(r"pub const AGENTCORE_PORT: u16 = (\d+);", serve_source)
+    check(entrypoint == ["/usr/local/bin/a2a-container"] and not args
+          and default_port is not None and default_port.group(1) == "9000"
+          and "Ipv4Addr::UNSPECIFIED" in serve_source,
+          "ENTRYPOINT: a2a-container (serve(agent): 0.0.0.0:9000 by default)", str(entrypoint))
+    env = dict(instructions).get("ENV", "")
+    check("A2A_LOG_FORMAT=json" in env, "JSON logs (ENV A2A_LOG_FORMAT=json)", env)
+    check("AGENTCORE_RUNTIME_URL" not in env and '"AGENTCORE_RUNTIME_URL"' in serve_source,
+          "AGENTCORE_RUNTIME_URL comes from the runtime and serve(agent) reads it")
 
 
 def check_policy():

@@ -6,7 +6,7 @@ requests/s and p50/p99 latency under wrk, server CPU per request (from /proc use
 time over the run) and peak RSS (VmHWM). Targets:
 
   ceiling        a minimal axum + serde_json JSON-RPC echo (emulator/examples/jsonrpc_ceiling.rs)
-  container      the emulator with --container-only (the shared router, no platform front)
+  container      a2a-container, serve(agent): the shared router, no platform front
   front          the emulator as `make run` starts it (AgentCore front, throttling off)
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent.
 
@@ -136,14 +136,20 @@ def main():
         PIN = True
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator",
                     "--bin", "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-server",
+                    "--bin", "a2a-container"], cwd=ROOT, check=True)
     release = os.path.join(ROOT, "target", "release")
     ceiling = lambda port: [os.path.join(release, "examples", "jsonrpc_ceiling"), str(port)]
     def emulator(*extra):
         return lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port),
                              "--agent", "echo", "--rate-limit", "0", *extra]
 
+    # `env` execs the binary in its own process, so the pid measured is the container's.
+    container = lambda port: ["env", f"PORT={port}", "A2A_HOST=127.0.0.1", "A2A_AGENT=echo",
+                              os.path.join(release, "a2a-container")]
+
     targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3")]
-    for label, command in [("container", emulator("--container-only")), ("front", emulator())]:
+    for label, command in [("container", container), ("front", emulator())]:
         for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
             targets.append((f"{label} v{version} {method}", command, version))
     runs = {name: [] for name, _, _ in targets}

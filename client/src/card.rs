@@ -19,7 +19,7 @@ use crate::error::Error;
 
 /// Where the card is, relative to the base (the server's path without its leading `/`).
 pub fn card_path() -> &'static str {
-    a2a_core::http::CARD_PATH.trim_start_matches('/')
+    a2a_core::card::CARD_PATH.trim_start_matches('/')
 }
 
 /// An agent card as far as this client needs it, with the card's JSON kept whole.
@@ -77,7 +77,7 @@ pub struct Endpoint {
 /// [`Error::Config`] for a URL that is not absolute http(s).
 pub fn card_url(base: &str) -> Result<Url, Error> {
     let base = parse_base(base)?;
-    if base.path().ends_with(a2a_core::http::CARD_PATH) {
+    if base.path().ends_with(a2a_core::card::CARD_PATH) {
         return Ok(base);
     }
     let mut directory = base.clone();

@@ -13,7 +13,7 @@ use crate::card::{self, AgentCard, Endpoint};
 use crate::error::Error;
 use crate::protocol::{self, StreamKind};
 use crate::retry::RetryPolicy;
-use a2a_core::http::SESSION_ID_LENGTH;
+use a2a_core::agentcore::SESSION_ID_LENGTH;
 
 use crate::rpc::{self, Call, Outcome, Transport};
 use crate::stream::EventStream;

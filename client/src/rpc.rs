@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use a2a_core::ProtocolVersion;
-use a2a_core::http::{SESSION_HEADER, SESSION_ID_LENGTH};
+use a2a_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
 use a2a_core::version::VERSION_HEADER;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};

@@ -331,15 +331,51 @@ pub const AGENTCORE_TABLE: [ErrorRow; 7] = [
     ),
 ];
 
-/// Which table refusals are reported through.
+/// Which table refusals are reported through. Parsed from `spec` or `agentcore`:
+///
+/// ```
+/// use a2a_core::ErrorProfile;
+///
+/// assert_eq!("agentcore".parse::<ErrorProfile>(), Ok(ErrorProfile::AgentCore));
+/// assert_eq!(ErrorProfile::Spec.to_string(), "spec");
+/// assert!("aws".parse::<ErrorProfile>().is_err());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ErrorProfile {
     /// The A2A specification: HTTP 200 and the A2A code. Platform refusals, which the
     /// specification has no code for, still use the AgentCore row.
     #[default]
     Spec,
     /// AgentCore: every refusal mapped to the AgentCore table with its non-2xx status.
+    #[cfg_attr(feature = "clap", value(name = "agentcore"))]
     AgentCore,
+}
+
+/// A name that is not an [`ErrorProfile`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown error profile {0:?}: expected spec or agentcore")]
+pub struct UnknownErrorProfile(pub String);
+
+impl std::str::FromStr for ErrorProfile {
+    type Err = UnknownErrorProfile;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name.trim() {
+            "spec" => Ok(Self::Spec),
+            "agentcore" => Ok(Self::AgentCore),
+            _ => Err(UnknownErrorProfile(name.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for ErrorProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Spec => "spec",
+            Self::AgentCore => "agentcore",
+        })
+    }
 }
 
 impl ErrorProfile {

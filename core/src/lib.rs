@@ -2,7 +2,9 @@
 //!
 //! The A2A wire, with no I/O of its own: JSON-RPC 2.0 envelopes ([`jsonrpc`]), the
 //! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
-//! negotiation ([`version`]), the agent card ([`card`]) and the error tables ([`error`]).
+//! negotiation ([`version`]), the agent card ([`card`]), the error tables ([`error`]) and
+//! AgentCore's platform headers ([`agentcore`]). No async runtime, no web framework: a
+//! client and a server share it.
 //!
 //! ```
 //! use a2a_core::{jsonrpc, version};
@@ -15,16 +17,11 @@
 //! assert_eq!(operation, version::Operation::Send);
 //! ```
 
-pub mod agent;
-pub mod agents;
+pub mod agentcore;
 pub mod card;
-pub mod engine;
 pub mod error;
-pub mod health;
-pub mod http;
 pub mod jsonrpc;
 pub mod model;
-pub mod tasks;
 pub mod version;
 pub mod wire;
 

@@ -2,9 +2,9 @@
 
 use std::net::IpAddr;
 
-use a2a_core::agents::BuiltIn;
+use a2a_server::agents::BuiltIn;
 
-use crate::front::limits::FaultSpec;
+use a2a_emulator::{ErrorProfile, FaultSpec};
 
 /// An A2A agent served the way AWS Bedrock AgentCore Runtime serves one.
 ///
@@ -39,8 +39,8 @@ pub struct Args {
     /// How the container reports A2A refusals: `spec` (HTTP 200 and the A2A code, as the
     /// A2A specification and AWS's pass-through do) or `agentcore` (every refusal mapped
     /// to AgentCore's table with its non-2xx status, as an agent mirroring the platform).
-    #[arg(long, env = "A2A_ERROR_PROFILE", default_value = "spec", value_parser = ["spec", "agentcore"])]
-    pub error_profile: String,
+    #[arg(long, env = "A2A_ERROR_PROFILE", value_enum, default_value_t = ErrorProfile::Spec)]
+    pub error_profile: ErrorProfile,
 
     /// Serve only the container (the A2A router), with no platform front: what runs
     /// inside an AgentCore microVM.

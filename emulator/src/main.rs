@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 mod args;
-mod front;
 mod serve;
 
 #[tokio::main]

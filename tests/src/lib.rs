@@ -33,10 +33,12 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the emulator prints (on stdout) once it accepts connections.
 pub const LISTENING_PREFIX: &str = "a2a-emulator listening on ";
+/// What `a2a-container` prints (on stdout) once it accepts connections.
+pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
 /// Environment variables the emulator (or its agents) read: cleared for every run so the
 /// tests do not depend on the caller's environment.
-const EMULATOR_ENV: [&str; 24] = [
+const EMULATOR_ENV: [&str; 25] = [
     "A2A_HOST",
     "A2A_PORT",
     "A2A_AGENT",
@@ -57,6 +59,7 @@ const EMULATOR_ENV: [&str; 24] = [
     "A2A_FAULT",
     "A2A_SEED",
     "AGENTCORE_RUNTIME_URL",
+    "PORT",
     "TCK_STREAMING_TIMEOUT",
     "RUST_LOG",
     "NO_COLOR",
@@ -358,6 +361,8 @@ fn is_rfc3339_millis(text: &str) -> bool {
 pub struct EmulatorBuilder {
     args: Vec<String>,
     env: Vec<(String, String)>,
+    /// Runs `a2a-container` (configured by the environment) instead of `a2a-emulator`.
+    container: bool,
 }
 
 impl EmulatorBuilder {
@@ -383,12 +388,22 @@ impl EmulatorBuilder {
     /// When it cannot start, exits, or does not say where it listens in time; the panic
     /// carries its stderr.
     pub fn start(self) -> Emulator {
-        let mut command = emulator_command();
-        // Throttling is off unless a test asks for it: tests send faster than AgentCore's
-        // default 25 invocations a second.
-        if !self.args.iter().any(|arg| arg.starts_with("--rate-limit")) {
-            command.args(["--rate-limit", "0"]);
-        }
+        let (mut command, prefix) = if self.container {
+            let mut command = Command::new(binary("a2a-server", "a2a-container"));
+            for name in EMULATOR_ENV {
+                command.env_remove(name);
+            }
+            command.env("PORT", "0").env("A2A_HOST", "127.0.0.1");
+            (command, CONTAINER_LISTENING_PREFIX)
+        } else {
+            let mut command = emulator_command();
+            // Throttling is off unless a test asks for it: tests send faster than
+            // AgentCore's default 25 invocations a second.
+            if !self.args.iter().any(|arg| arg.starts_with("--rate-limit")) {
+                command.args(["--rate-limit", "0"]);
+            }
+            (command, LISTENING_PREFIX)
+        };
         command
             .args(&self.args)
             .envs(self.env.iter().map(|(name, value)| (name, value)))
@@ -419,7 +434,7 @@ impl EmulatorBuilder {
             std::thread::spawn(move || {
                 for line in BufReader::new(stdout).lines() {
                     let Ok(line) = line else { break };
-                    if line.starts_with(LISTENING_PREFIX) {
+                    if line.starts_with(prefix) {
                         let _ = listening_tx.send(line);
                     }
                 }
@@ -441,7 +456,7 @@ impl EmulatorBuilder {
         match listening_rx.recv_timeout(STARTUP_TIMEOUT) {
             Ok(line) => {
                 let base_url = line
-                    .strip_prefix(LISTENING_PREFIX)
+                    .strip_prefix(prefix)
                     .and_then(|rest| rest.split_whitespace().next())
                     .unwrap_or_default()
                     .trim_end_matches('/')
@@ -493,6 +508,17 @@ impl Emulator {
         EmulatorBuilder {
             args: vec!["--port".to_owned(), "0".to_owned()],
             env: Vec::new(),
+            container: false,
+        }
+    }
+
+    /// A run of `a2a-container` (the AgentCore container binary) on a free loopback port,
+    /// configured through [`EmulatorBuilder::env`]; it takes no arguments.
+    pub fn container() -> EmulatorBuilder {
+        EmulatorBuilder {
+            args: Vec::new(),
+            env: Vec::new(),
+            container: true,
         }
     }
 

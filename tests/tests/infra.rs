@@ -32,29 +32,17 @@ fn dockerfile_entrypoint() -> Vec<String> {
 #[tokio::test]
 async fn the_agentcore_image_command_serves_the_container() {
     let entrypoint = dockerfile_entrypoint();
-    assert_eq!(
-        entrypoint.first().map(String::as_str),
-        Some("/usr/local/bin/a2a-emulator")
-    );
-    let mut args = Vec::new();
-    let mut rest = entrypoint.iter().skip(1);
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--host" => assert_eq!(rest.next().map(String::as_str), Some("0.0.0.0")),
-            "--port" => assert_eq!(rest.next().map(String::as_str), Some("9000")),
-            _ => args.push(arg.clone()),
-        }
-    }
-    assert!(args.iter().any(|arg| arg == "--container-only"), "{args:?}");
+    assert_eq!(entrypoint, ["/usr/local/bin/a2a-container"]);
 
     let runtime_url = "https://bedrock-agentcore.us-east-1.amazonaws.com/runtimes/\
                        arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fa2a_agent-abcdefghij/invocations";
-    let mut emulator = Emulator::builder()
-        .args(args)
+    // The image sets A2A_LOG_FORMAT=json; the test binds loopback and a free port.
+    let mut emulator = Emulator::container()
         .env("AGENTCORE_RUNTIME_URL", runtime_url)
+        .env("A2A_LOG_FORMAT", "json")
         .start();
     assert!(
-        emulator.listening_line().contains("container only"),
+        emulator.listening_line().contains("agent: echo"),
         "{}",
         emulator.listening_line()
     );

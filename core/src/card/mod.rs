@@ -32,6 +32,8 @@ use document::{CapabilitiesV0_3, CapabilitiesV1_0, InterfaceDoc, ProviderDoc, Sk
 pub const PROTOCOL_VERSION_V0_3: &str = "0.3.0";
 /// The only binding this crate serves.
 pub const JSONRPC_BINDING: &str = "JSONRPC";
+/// Where an agent serves its card (A2A v0.3 §5.3, v1.0 §8.2: the well-known URI).
+pub const CARD_PATH: &str = "/.well-known/agent-card.json";
 
 /// Who provides the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! What runs behind the front: the built-in agent (one isolated engine per session, as
+//! What runs behind the front: an agent in-process (one isolated engine per session, as
 //! AgentCore gives each session its own microVM) or an external A2A server (`--upstream`).
 
 use std::future::Future;
@@ -6,12 +6,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::agents::BuiltIn;
 use a2a_core::card::CardError;
-use a2a_core::engine::{Engine, EngineConfig};
 use a2a_core::error::ErrorProfile;
-use a2a_core::http::{RouterOptions, router};
-use a2a_core::tasks::InMemoryTaskStore;
+use a2a_server::agent::Agent;
+use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::http::{RouterOptions, router};
+use a2a_server::tasks::InMemoryTaskStore;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode, Uri};
@@ -23,10 +23,10 @@ use tower::ServiceExt as _;
 /// How the front reaches a container, and how it makes one for a new session.
 #[derive(Clone)]
 pub enum Backend {
-    /// The built-in agent, one engine per session.
-    BuiltIn {
-        /// Which agent.
-        agent: BuiltIn,
+    /// An agent in-process, one engine (and task store) per session.
+    InProcess {
+        /// Gives each new session its agent.
+        agent: AgentFactory,
         /// How the container reports A2A refusals.
         profile: ErrorProfile,
         /// Largest request body.
@@ -37,6 +37,9 @@ pub enum Backend {
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),
 }
+
+/// Makes the agent of a new session: the same shared agent each time, or a new one.
+pub type AgentFactory = Arc<dyn Fn() -> Arc<dyn Agent> + Send + Sync>;
 
 /// An external A2A server.
 pub struct Upstream {
@@ -49,8 +52,8 @@ pub struct Upstream {
 /// One session's container.
 #[derive(Clone)]
 pub enum Container {
-    /// A built-in engine and its router.
-    BuiltIn {
+    /// An in-process engine and its router.
+    InProcess {
         /// The engine (for its card and its running tasks).
         engine: Arc<Engine>,
         /// The shared A2A router over it.
@@ -75,17 +78,17 @@ impl Backend {
     /// A fresh container for a new session.
     ///
     /// # Errors
-    /// The built-in agent's card or URL is invalid.
+    /// The agent's card or URL is invalid.
     pub fn new_container(&self) -> Result<Container, CardError> {
         match self {
-            Self::BuiltIn {
+            Self::InProcess {
                 agent,
                 profile,
                 max_body_bytes,
                 public_url,
             } => {
                 let engine = Arc::new(Engine::new(
-                    agent.agent(),
+                    agent(),
                     Arc::new(InMemoryTaskStore::new()),
                     EngineConfig {
                         public_url: public_url.clone(),
@@ -100,7 +103,7 @@ impl Backend {
                         max_body_bytes: *max_body_bytes,
                     },
                 );
-                Ok(Container::BuiltIn { engine, router })
+                Ok(Container::InProcess { engine, router })
             }
             Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),
         }
@@ -119,21 +122,21 @@ impl Container {
     /// True while the container works on a task (its `/ping` says HealthyBusy).
     pub fn busy(&self) -> bool {
         match self {
-            Self::BuiltIn { engine, .. } => engine.running_tasks() > 0,
+            Self::InProcess { engine, .. } => engine.running_tasks() > 0,
             Self::Upstream(_) => false,
         }
     }
 
-    /// True when a non-streaming answer is complete once returned (the built-in router
+    /// True when a non-streaming answer is complete once returned (the in-process router
     /// buffers it); an upstream's body may still be arriving.
     pub fn answers_whole(&self) -> bool {
-        matches!(self, Self::BuiltIn { .. })
+        matches!(self, Self::InProcess { .. })
     }
 
-    /// The built-in engine's hybrid card advertising `url`, if this is a built-in container.
+    /// The in-process engine's hybrid card advertising `url`, if the agent is in-process.
     pub fn card_json(&self, url: &str) -> Option<Vec<u8>> {
         match self {
-            Self::BuiltIn { engine, .. } => {
+            Self::InProcess { engine, .. } => {
                 serde_json::to_vec(&engine.card().render_hybrid(url)).ok()
             }
             Self::Upstream(_) => None,
@@ -154,7 +157,7 @@ impl Container {
         timeout: Duration,
     ) -> impl Future<Output = Result<Response, RuntimeFailure>> + Send + use<> {
         let answer = match self {
-            Self::BuiltIn { router, .. } => {
+            Self::InProcess { router, .. } => {
                 let mut request = Request::new(Body::from(body));
                 *request.method_mut() = method;
                 *request.uri_mut() = target;

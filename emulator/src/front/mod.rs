@@ -7,7 +7,7 @@
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
 mod arn;
-pub use arn::is_runtime_arn;
+pub use arn::{is_runtime_arn, percent_encode};
 mod card;
 pub mod container;
 mod errors;
@@ -43,12 +43,8 @@ use limits::{FaultInjector, RateLimiter};
 use routes::{Route, route};
 use sessions::Sessions;
 
-/// The session header.
-pub const SESSION_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-session-id";
-/// The per-request id header the platform adds.
-pub const REQUEST_ID_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-request-id";
-use a2a_core::http::CARD_PATH;
-pub use a2a_core::http::SESSION_ID_LENGTH;
+pub use a2a_core::agentcore::{REQUEST_ID_HEADER, SESSION_HEADER, SESSION_ID_LENGTH};
+use a2a_core::card::CARD_PATH;
 
 /// How the front behaves.
 pub struct FrontConfig {

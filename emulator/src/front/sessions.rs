@@ -199,12 +199,17 @@ impl Sessions {
     }
 }
 
-/// Reaps sessions every second until the process ends.
-pub fn spawn_reaper(sessions: Arc<Sessions>) {
+/// Reaps sessions every second while the emulator that made them lives.
+pub fn spawn_reaper(sessions: &Arc<Sessions>) {
+    let sessions = Arc::downgrade(sessions);
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tick.tick().await;
+            // The emulator that made the sessions is gone: so is the reaper.
+            let Some(sessions) = sessions.upgrade() else {
+                break;
+            };
             sessions.reap();
         }
     });

@@ -1,7 +1,21 @@
-//! `a2a-agent`: the A2A agent as an AWS Lambda function. Configuration comes from the
-//! environment (see the crate docs); a bad value fails the init with a clear log line.
+//! `a2a-agent`: the built-in agents as an AWS Lambda function. `A2A_AGENT` picks the agent
+//! (`echo`, the default, or `conformance`); everything else is `a2a_lambda`'s configuration.
+
+use a2a_server::agents::BuiltIn;
 
 #[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    a2a_agent::run().await
+async fn main() -> Result<(), a2a_lambda::Error> {
+    let agent = match std::env::var("A2A_AGENT") {
+        Ok(name) if !name.trim().is_empty() => match name.parse::<BuiltIn>() {
+            Ok(agent) => agent,
+            Err(_) => {
+                let error = format!("A2A_AGENT={name:?} is not valid: one of echo, conformance");
+                a2a_lambda::logging::init();
+                tracing::error!(%error, "init failed");
+                return Err(error.into());
+            }
+        },
+        _ => BuiltIn::Echo,
+    };
+    a2a_lambda::run(agent.agent()).await
 }

@@ -1,4 +1,4 @@
-//! The real release binary against a fake Lambda Runtime API.
+//! The real function binary against a fake Lambda Runtime API.
 //!
 //! The test serves the Runtime API itself (an axum server on `127.0.0.1:0`): it hands out
 //! invocations on `GET /2018-06-01/runtime/invocation/next` with the `Lambda-Runtime-*`
@@ -6,18 +6,19 @@
 //! `/runtime/init/error` — chunk by chunk, with the time each chunk arrived, so a
 //! streamed response can be told apart from one sent at the end.
 //!
-//! `cargo build --release -p a2a-agent` runs once per test process, so the binary under
-//! test is always the current code in the profile `cargo lambda build --release` ships.
-//! Every wait is bounded; the child is killed on drop.
+//! The binary under test is the one cargo builds for this package's tests
+//! (`CARGO_BIN_EXE_a2a-agent`), always the current code. Every wait is bounded; the child
+//! is killed on drop.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+#[path = "../../lambda/tests/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead as _, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
@@ -34,13 +35,18 @@ use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-const FURL_CARD: &str = include_str!("fixtures/function_url_get_card.json");
-const FURL_SEND_V0_3: &str = include_str!("fixtures/function_url_send_v0_3.json");
-const FURL_SEND_V1_0: &str = include_str!("fixtures/function_url_send_v1_0.json");
-const FURL_UNKNOWN_METHOD: &str = include_str!("fixtures/function_url_unknown_method.json");
-const FURL_STREAM: &str = include_str!("fixtures/function_url_stream_v0_3.json");
-const FURL_STREAM_SLOW: &str = include_str!("fixtures/function_url_stream_slow.json");
-const REST_PROD_CARD: &str = include_str!("fixtures/apigw_v1_prod_get_card.json");
+const FURL_CARD: &str = include_str!("../../lambda/tests/fixtures/function_url_get_card.json");
+const FURL_SEND_V0_3: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_send_v0_3.json");
+const FURL_SEND_V1_0: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_send_v1_0.json");
+const FURL_UNKNOWN_METHOD: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_unknown_method.json");
+const FURL_STREAM: &str = include_str!("../../lambda/tests/fixtures/function_url_stream_v0_3.json");
+const FURL_STREAM_SLOW: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_stream_slow.json");
+const REST_PROD_CARD: &str =
+    include_str!("../../lambda/tests/fixtures/apigw_v1_prod_get_card.json");
 
 /// How long any one step may take: a record from the fake API, a log line, an exit.
 const STEP: Duration = Duration::from_secs(20);
@@ -50,37 +56,9 @@ const PRELUDE_END: &[u8] = &[0; 8];
 // ---------------------------------------------------------------------------------------
 // The release binary.
 
-/// `target/release/a2a-agent`, built once per test process.
-fn release_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "--release",
-                    "--quiet",
-                    "-p",
-                    "a2a-agent",
-                    "--bin",
-                    "a2a-agent",
-                ])
-                .status();
-            assert!(
-                status.is_ok_and(|status| status.success()),
-                "cargo build --release -p a2a-agent failed"
-            );
-            // …/target/debug/deps/<this test> → …/target/release/a2a-agent
-            let exe = std::env::current_exe().unwrap();
-            let target = exe.ancestors().nth(3).unwrap();
-            let path = target
-                .join("release")
-                .join(format!("a2a-agent{}", std::env::consts::EXE_SUFFIX));
-            assert!(path.exists(), "{} was not built", path.display());
-            path
-        })
-        .clone()
+/// The function binary cargo built for this test run.
+fn function_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_a2a-agent"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -348,7 +326,7 @@ impl Function {
     /// Starts the release binary as Lambda would, pointed at `api`, with `vars` on top of
     /// the Lambda environment (and nothing else from the test's environment).
     fn start(api: &FakeRuntimeApi, vars: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(release_binary());
+        let mut command = Command::new(function_binary());
         command
             .env_clear()
             .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())

@@ -1,0 +1,417 @@
+//! [`Emulator`]: the AgentCore platform front over per-session containers, configured in
+//! code (every flag of the binary is a setter), started on a port of its own.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::error::ErrorProfile;
+use a2a_server::agent::IntoAgent;
+use axum::ServiceExt as _;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::front::container::{AgentFactory, Backend, Upstream};
+use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
+use crate::front::sessions::{self, SessionPolicy, Sessions};
+use crate::front::{self, FrontConfig};
+
+/// Why an emulator could not start or serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmulatorError {
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The agent's card or the public URL is invalid.
+    #[error("{0}")]
+    Card(#[from] a2a_core::card::CardError),
+    /// A setting is invalid.
+    #[error("{0}")]
+    Config(String),
+    /// The server failed.
+    #[error("server error: {0}")]
+    Serve(#[from] std::io::Error),
+}
+
+/// What runs behind the front.
+enum Target {
+    /// An agent in-process: one engine per session.
+    Agent { make: AgentFactory, name: String },
+    /// An external A2A server shared by every session.
+    Upstream(String),
+}
+
+/// An AgentCore Runtime emulator around an agent, built like a test double: set what the
+/// test needs, [`start`](Emulator::start) it, read its [`url`](Running::url).
+///
+/// Defaults are AgentCore's (25 invocations a second, 15-minute idle timeout, 8-hour
+/// lifetime, 100 MB payloads, 15-minute request timeout), on `127.0.0.1` and a free port.
+#[must_use = "an emulator does nothing until started"]
+pub struct Emulator {
+    target: Target,
+    address: SocketAddr,
+    public_url: Option<String>,
+    error_profile: ErrorProfile,
+    runtime_arn: Option<String>,
+    max_body_bytes: usize,
+    rate_limit: u32,
+    session_startup: Duration,
+    exclusive_sessions: bool,
+    idle_timeout: Duration,
+    max_lifetime: Duration,
+    request_timeout: Duration,
+    faults: Option<FaultSpec>,
+    seed: Option<u64>,
+    shutdown_grace: Duration,
+}
+
+impl std::fmt::Debug for Emulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emulator")
+            .field("target", &self.describe())
+            .field("address", &self.address)
+            .field("rate_limit", &self.rate_limit)
+            .field("faults", &self.faults)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Emulator {
+    /// An emulator whose sessions all run `agent`, each on an engine and task store of its
+    /// own (a session's tasks are invisible to another, as on AgentCore).
+    pub fn new(agent: impl IntoAgent) -> Self {
+        let agent = agent.into_agent();
+        Self::with_target(Target::Agent {
+            make: Arc::new(move || Arc::clone(&agent)),
+            name: "your agent".to_owned(),
+        })
+    }
+
+    /// An emulator that gives each new session an agent of its own from `factory`, as
+    /// AgentCore starts a fresh microVM per session: no state is shared between sessions.
+    pub fn per_session<F, A>(factory: F) -> Self
+    where
+        F: Fn() -> A + Send + Sync + 'static,
+        A: IntoAgent,
+    {
+        Self::with_target(Target::Agent {
+            make: Arc::new(move || factory().into_agent()),
+            name: "your agent, one per session".to_owned(),
+        })
+    }
+
+    /// An emulator in front of an external A2A server (for example a Python or JS agent),
+    /// shared by every session. Unreachable: 424/-32055.
+    pub fn upstream(url: impl Into<String>) -> Self {
+        Self::with_target(Target::Upstream(url.into()))
+    }
+
+    fn with_target(target: Target) -> Self {
+        Self {
+            target,
+            address: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            public_url: None,
+            error_profile: ErrorProfile::Spec,
+            runtime_arn: None,
+            max_body_bytes: 100 * 1024 * 1024,
+            rate_limit: 25,
+            session_startup: Duration::ZERO,
+            exclusive_sessions: false,
+            idle_timeout: Duration::from_secs(900),
+            max_lifetime: Duration::from_secs(28_800),
+            request_timeout: Duration::from_secs(900),
+            faults: None,
+            seed: None,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+
+    /// Names the agent in the startup line and logs.
+    pub fn agent_name(mut self, name: impl Into<String>) -> Self {
+        if let Target::Agent { name: current, .. } = &mut self.target {
+            *current = name.into();
+        }
+        self
+    }
+
+    /// Where to listen (default `127.0.0.1:0`, a free port).
+    pub fn address(mut self, address: SocketAddr) -> Self {
+        self.address = address;
+        self
+    }
+
+    /// The URL the container's card advertises (default `http://{address}/`). Cards
+    /// fetched on an invocation path always advertise that invocation URL.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// How the container reports A2A refusals (default [`ErrorProfile::Spec`]).
+    pub fn error_profile(mut self, profile: ErrorProfile) -> Self {
+        self.error_profile = profile;
+        self
+    }
+
+    /// Serves only this runtime ARN on the invocation paths; others get 404/-32051.
+    pub fn runtime_arn(mut self, arn: impl Into<String>) -> Self {
+        self.runtime_arn = Some(arn.into());
+        self
+    }
+
+    /// Largest invocation payload; larger: 400/-32052 (AgentCore: 100 MB).
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Invocations a second before 429/-32053 (AgentCore: 25); 0 turns throttling off.
+    pub fn rate_limit(mut self, per_second: u32) -> Self {
+        self.rate_limit = per_second;
+        self
+    }
+
+    /// How long a new session takes to start (and an ended one to stop); meanwhile
+    /// invocations get the retryable 409/-32054.
+    pub fn session_startup(mut self, startup: Duration) -> Self {
+        self.session_startup = startup;
+        self
+    }
+
+    /// Refuse a second concurrent invocation on a busy session with the retryable 409.
+    pub fn exclusive_sessions(mut self, exclusive: bool) -> Self {
+        self.exclusive_sessions = exclusive;
+        self
+    }
+
+    /// How long an unused session lives (AgentCore: 15 minutes).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long a session lives at most (AgentCore: 8 hours).
+    pub fn max_lifetime(mut self, lifetime: Duration) -> Self {
+        self.max_lifetime = lifetime;
+        self
+    }
+
+    /// How long an invocation may take before 424/-32055 (AgentCore: 15 minutes).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Injects faults per invocation ([`FaultSpec`], parsed from
+    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`).
+    pub fn faults(mut self, faults: FaultSpec) -> Self {
+        self.faults = Some(faults);
+        self
+    }
+
+    /// Seeds fault injection, for reproducible runs (default: from the clock).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// How long in-flight requests get to finish on shutdown (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// What runs behind the front, for the startup line.
+    pub fn describe(&self) -> String {
+        match &self.target {
+            Target::Agent { name, .. } => format!("AgentCore front, agent: {name}"),
+            Target::Upstream(url) => format!("AgentCore front, upstream: {url}"),
+        }
+    }
+
+    /// Binds the address and serves in the background until [`Running::shutdown`] (or
+    /// until the [`Running`] is dropped).
+    ///
+    /// # Errors
+    /// A setting is invalid, the address cannot be bound, or the agent's card is invalid.
+    pub async fn start(self) -> Result<Running, EmulatorError> {
+        let address = self.address;
+        let listener = TcpListener::bind(address)
+            .await
+            .map_err(|source| EmulatorError::Bind { address, source })?;
+        let bound = listener.local_addr()?;
+        let public_url = self
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}/", shown(bound)));
+        let grace = self.shutdown_grace;
+        let service = self.front(bound, &public_url)?;
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            let mut wait = stopped.clone();
+            let mut signal = stopped;
+            let server = axum::serve(listener, service.into_make_service()).with_graceful_shutdown(
+                async move {
+                    let _ = signal.wait_for(|stop| *stop).await;
+                },
+            );
+            tokio::select! {
+                result = server => result,
+                () = async move {
+                    let _ = wait.wait_for(|stop| *stop).await;
+                    tokio::time::sleep(grace).await;
+                } => {
+                    tracing::warn!(seconds = grace.as_secs(), "in-flight requests did not finish in time; stopping");
+                    Ok(())
+                }
+            }
+        });
+        Ok(Running {
+            address: bound,
+            url: format!("http://{}", shown(bound)),
+            public_url,
+            stop,
+            task: Some(task),
+        })
+    }
+
+    /// The front service for a bound address.
+    fn front(
+        self,
+        bound: SocketAddr,
+        public_url: &str,
+    ) -> Result<impl front::FrontService, EmulatorError> {
+        if let Some(arn) = &self.runtime_arn
+            && !front::is_runtime_arn(arn)
+        {
+            return Err(EmulatorError::Config(format!(
+                "runtime ARN {arn:?} is not an AgentCore runtime ARN \
+                 (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
+            )));
+        }
+        let backend = match self.target {
+            Target::Upstream(url) => {
+                a2a_core::card::validate_url("upstream", &url)?;
+                let client = reqwest::Client::builder()
+                    .connect_timeout(Duration::from_secs(5))
+                    .build()
+                    .map_err(|error| EmulatorError::Config(format!("HTTP client: {error}")))?;
+                Backend::Upstream(Arc::new(Upstream {
+                    base: url.trim_end_matches('/').to_owned(),
+                    client,
+                }))
+            }
+            Target::Agent { make, .. } => Backend::InProcess {
+                agent: make,
+                profile: self.error_profile,
+                max_body_bytes: self.max_body_bytes,
+                public_url: public_url.to_owned(),
+            },
+        };
+        // Fail at startup, not at the first invocation, if the container cannot be made.
+        let template = backend.new_container()?;
+        let sessions = Arc::new(Sessions::new(
+            backend,
+            SessionPolicy {
+                idle_timeout: self.idle_timeout,
+                max_lifetime: self.max_lifetime,
+                startup: self.session_startup,
+                exclusive: self.exclusive_sessions,
+            },
+        ));
+        sessions::spawn_reaper(&sessions);
+        let seed = self.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+        });
+        let config = FrontConfig {
+            base_url: format!("http://{}", shown(bound)),
+            runtime_arn: self.runtime_arn,
+            max_body_bytes: self.max_body_bytes,
+            rate_limit: RateLimiter::new(self.rate_limit),
+            faults: self.faults.map(|spec| FaultInjector::new(spec, seed)),
+            request_timeout: self.request_timeout,
+            default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
+            interface_path: a2a_server::http::interface_path(public_url),
+        };
+        front::service(config, sessions, template)
+            .map_err(|error| EmulatorError::Config(error.to_string()))
+    }
+}
+
+/// The address as a client reaches it: loopback for an unspecified address.
+fn shown(bound: SocketAddr) -> SocketAddr {
+    let mut shown = bound;
+    if shown.ip().is_unspecified() {
+        shown.set_ip(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    }
+    shown
+}
+
+/// A started emulator. Dropping it stops the server (without waiting); call
+/// [`shutdown`](Running::shutdown) to wait for in-flight requests.
+#[derive(Debug)]
+pub struct Running {
+    address: SocketAddr,
+    url: String,
+    public_url: String,
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    /// The emulator's base URL, `http://127.0.0.1:PORT` (no trailing slash): the
+    /// container's paths (`/`, the card, `/ping`) and AWS's invocation paths
+    /// (`/runtimes/{ARN}/invocations`) hang off it.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The bound address.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The URL the container's card advertises (ends in `/`).
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// The invocation URL AWS gives a runtime ARN: `{url}/runtimes/{encoded ARN}/invocations`.
+    pub fn invocation_url(&self, runtime_arn: &str) -> String {
+        format!(
+            "{}/runtimes/{}/invocations",
+            self.url,
+            crate::front::percent_encode(runtime_arn)
+        )
+    }
+
+    /// Stops accepting, lets in-flight requests finish (within the shutdown grace).
+    ///
+    /// # Errors
+    /// [`EmulatorError::Serve`] when the server had failed.
+    pub async fn shutdown(mut self) -> Result<(), EmulatorError> {
+        let _ = self.stop.send(true);
+        match self.task.take() {
+            Some(task) => match task.await {
+                Ok(result) => Ok(result?),
+                Err(join) => Err(EmulatorError::Serve(std::io::Error::other(join))),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}

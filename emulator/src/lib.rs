@@ -1,0 +1,34 @@
+//! # a2a-emulator
+//!
+//! A local emulator of AWS Bedrock AgentCore Runtime in front of *your* agent, for
+//! integration tests and offline development: AWS's invocation paths, the session header,
+//! one isolated container per session, throttling, faults, and AgentCore's JSON-RPC errors
+//! with their real HTTP statuses.
+//!
+//! In a test, the way wiremock's `MockServer::start()` is used: build an emulator around
+//! your agent, start it on a free loopback port, point your client at its URL.
+//!
+//! ```
+//! use a2a_emulator::Emulator;
+//! use a2a_server::agents::EchoAgent;
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let emulator = Emulator::new(EchoAgent).rate_limit(0).start().await?;
+//! let card = format!("{}/.well-known/agent-card.json", emulator.url());
+//! assert!(card.starts_with("http://127.0.0.1:"));
+//! emulator.shutdown().await?;
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+//! ```
+//!
+//! The `a2a-emulator` binary is a thin `main` over [`Emulator`]: `a2a-emulator --help`
+//! lists its flags, each an [`Emulator`] setter.
+
+mod emulator;
+mod front;
+
+pub use a2a_core::error::ErrorProfile;
+pub use emulator::{Emulator, EmulatorError, Running};
+pub use front::is_runtime_arn;
+pub use front::limits::{BadFaultSpec, FaultSpec};

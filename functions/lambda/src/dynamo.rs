@@ -1,0 +1,710 @@
+//! The DynamoDB task store: tasks that survive across invocations and instances.
+//!
+//! # The table
+//!
+//! | attribute | type | what |
+//! |---|---|---|
+//! | `id` | S | the task id: the partition key |
+//! | `contextId` | S | the task's context (left out when empty: such a task is listed only without a context filter) |
+//! | `statusTimestamp` | S | the status timestamp, RFC 3339 in UTC with milliseconds (`2026-01-02T03:04:05.678Z`) |
+//! | `state` | S | the state's A2A v1.0 name (`TASK_STATE_COMPLETED`) |
+//! | `version` | N | bumped by every write; writes are conditional on it |
+//! | `task` | S | the task as A2A v1.0 JSON (what `tasks/get` answers in v1.0) |
+//! | `expiresAt` | N | Unix seconds: the table's TTL attribute, now + the retention at every write |
+//!
+//! The global secondary index [`CONTEXT_INDEX`] (partition `contextId`, sort
+//! `statusTimestamp`) serves `ListTasks` with a context; it must project `state` and
+//! `expiresAt` (`INCLUDE` them, or `ALL`). Time to live must be enabled on `expiresAt`.
+//!
+//! # Writes
+//!
+//! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
+//! for a new task): a writer that lost the race gets [`StoreError::Conflict`], so two
+//! instances never lose each other's update. Reads are strongly consistent.
+//!
+//! # Listing, and the scale it suits
+//!
+//! `ListTasks` reads the small index entries (id, timestamp, state, expiry) of every
+//! matching task — a `Query` of [`CONTEXT_INDEX`] (newest first) when a context is given, a
+//! `Scan` of the table otherwise — filters and sorts them in memory exactly as the in-memory
+//! store does (newest status first, then by id), and then reads the one page's tasks with a
+//! `BatchGetItem`. Page tokens are opaque (base64 of the offset). This suits a table of up
+//! to some tens of thousands of live tasks (an agent's tasks, expiring after the retention);
+//! beyond that, a listing without a context reads the whole table and gets slow and costly.
+//!
+//! # Timeouts and retries
+//!
+//! Every call has explicit timeouts ([`CONNECT_TIMEOUT`], [`READ_TIMEOUT`],
+//! [`OPERATION_ATTEMPT_TIMEOUT`], [`OPERATION_TIMEOUT`]) and the standard retry mode with
+//! [`MAX_ATTEMPTS`] attempts, so a throttled, failing or silent DynamoDB costs a caller at
+//! most a few seconds and a clear -32603, never a hung invocation.
+//!
+//! Nothing here probes the environment: the region is given, and credentials come from the
+//! environment (what Lambda sets), the shared profile files, or a container endpoint,
+//! looked up at the first call. Instance metadata is never asked.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
+use a2a_core::wire::v1_0;
+use a2a_server::tasks::{self, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, StoreError, Stored, TaskStore};
+use aws_config::ecs::EcsCredentialsProvider;
+use aws_config::environment::EnvironmentVariableCredentialsProvider;
+use aws_config::meta::credentials::CredentialsProviderChain;
+use aws_config::profile::ProfileFileCredentialsProvider;
+use aws_config::provider_config::ProviderConfig;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
+use aws_sdk_dynamodb::error::DisplayErrorContext;
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use time::OffsetDateTime;
+
+/// The global secondary index `ListTasks` queries when given a context: partition key
+/// `contextId`, sort key `statusTimestamp`.
+pub const CONTEXT_INDEX: &str = "contextId-statusTimestamp-index";
+
+/// How long a task is kept after its last change, unless configured otherwise: 7 days.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// Longest wait for a connection to DynamoDB.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// Longest wait for the first byte of an answer.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(3);
+/// Longest one attempt of a call may take.
+pub const OPERATION_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
+/// Longest a call may take, retries included.
+pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(5);
+/// Attempts per call (the first one included), in the standard retry mode.
+pub const MAX_ATTEMPTS: u32 = 3;
+
+/// The names of the item's attributes.
+mod attr {
+    pub const ID: &str = "id";
+    pub const CONTEXT_ID: &str = "contextId";
+    pub const STATUS_TIMESTAMP: &str = "statusTimestamp";
+    pub const STATE: &str = "state";
+    pub const VERSION: &str = "version";
+    pub const TASK: &str = "task";
+    pub const EXPIRES_AT: &str = "expiresAt";
+}
+
+/// `statusTimestamp` of a task without a status timestamp: the index needs a value, and
+/// this one sorts before every real timestamp (so such tasks are listed last, as in memory).
+const NO_TIMESTAMP: &str = "0000-00-00T00:00:00.000Z";
+
+/// How many rounds `BatchGetItem` gets to return keys DynamoDB left unprocessed.
+const BATCH_ROUNDS: u32 = 4;
+
+/// Where the tasks live and how long they are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamoSettings {
+    /// The table's name (`A2A_TASK_TABLE`).
+    pub table: String,
+    /// The table's region (`AWS_REGION`).
+    pub region: String,
+    /// Another endpoint than AWS's (`A2A_DYNAMODB_ENDPOINT`): a local DynamoDB or moto.
+    pub endpoint: Option<String>,
+    /// How long a task is kept after its last change (`A2A_TASK_RETENTION_DAYS`).
+    pub retention: Duration,
+}
+
+impl DynamoSettings {
+    /// Settings for `table` in `region`, on AWS, with the default retention.
+    pub fn new(table: impl Into<String>, region: impl Into<String>) -> Self {
+        Self {
+            table: table.into(),
+            region: region.into(),
+            endpoint: None,
+            retention: DEFAULT_RETENTION,
+        }
+    }
+
+    /// The DynamoDB client configuration: region, endpoint, timeouts, retries and the
+    /// credentials chain (environment, profile files, container endpoint; never instance
+    /// metadata). Building it does no I/O.
+    ///
+    /// Tests add their own credentials to it before building the client.
+    pub fn client_config(&self) -> aws_sdk_dynamodb::config::Builder {
+        let region = Region::new(self.region.clone());
+        let mut builder = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(region.clone())
+            .timeout_config(timeout_config())
+            .retry_config(retry_config())
+            .credentials_provider(credentials_chain(region));
+        if let Some(endpoint) = &self.endpoint {
+            builder = builder.endpoint_url(endpoint);
+        }
+        builder
+    }
+}
+
+/// The timeouts of every call: [`CONNECT_TIMEOUT`], [`READ_TIMEOUT`],
+/// [`OPERATION_ATTEMPT_TIMEOUT`] and [`OPERATION_TIMEOUT`].
+pub fn timeout_config() -> TimeoutConfig {
+    TimeoutConfig::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .operation_attempt_timeout(OPERATION_ATTEMPT_TIMEOUT)
+        .operation_timeout(OPERATION_TIMEOUT)
+        .build()
+}
+
+/// The standard retry mode with [`MAX_ATTEMPTS`] attempts and short backoffs (50 ms
+/// initial, 1 s at most): throttling, 5xx answers and timeouts are retried.
+pub fn retry_config() -> RetryConfig {
+    RetryConfig::standard()
+        .with_max_attempts(MAX_ATTEMPTS)
+        .with_initial_backoff(Duration::from_millis(50))
+        .with_max_backoff(Duration::from_secs(1))
+}
+
+/// Environment variables first (Lambda sets them), then the shared profile files (a
+/// developer's machine), then a container credentials endpoint. Each is asked only at the
+/// first call, and instance metadata never is.
+fn credentials_chain(region: Region) -> CredentialsProviderChain {
+    let providers = ProviderConfig::default().with_region(Some(region));
+    CredentialsProviderChain::first_try(
+        "Environment",
+        EnvironmentVariableCredentialsProvider::new(),
+    )
+    .or_else(
+        "Profile",
+        ProfileFileCredentialsProvider::builder()
+            .configure(&providers)
+            .build(),
+    )
+    .or_else(
+        "EcsContainer",
+        EcsCredentialsProvider::builder()
+            .configure(&providers)
+            .build(),
+    )
+}
+
+/// Tasks in a DynamoDB table, shared by every instance of the function (see the module
+/// documentation for the table it needs).
+#[derive(Debug, Clone)]
+pub struct DynamoTaskStore {
+    client: Client,
+    table: String,
+    retention: Duration,
+}
+
+impl DynamoTaskStore {
+    /// A store on the table the settings name. No network call is made until the first
+    /// request; building the client reads the system's root certificates (a few ms).
+    pub fn new(settings: &DynamoSettings) -> Self {
+        Self::with_client(
+            Client::from_conf(settings.client_config().build()),
+            settings,
+        )
+    }
+
+    /// A store using `client` (built from [`DynamoSettings::client_config`], perhaps with
+    /// other credentials) on the table the settings name.
+    pub fn with_client(client: Client, settings: &DynamoSettings) -> Self {
+        Self {
+            client,
+            table: settings.table.clone(),
+            retention: settings.retention,
+        }
+    }
+
+    /// The table's name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The item for `task` at `version`.
+    fn item(
+        &self,
+        task: &Task,
+        version: u64,
+    ) -> Result<HashMap<String, AttributeValue>, StoreError> {
+        let body = serde_json::to_string(&v1_0::task(task)).map_err(|error| {
+            StoreError::Backend(format!(
+                "task {} cannot be written as JSON: {error}",
+                task.id
+            ))
+        })?;
+        let expires_at =
+            unix_now().saturating_add(i64::try_from(self.retention.as_secs()).unwrap_or(i64::MAX));
+        let mut item = HashMap::from([
+            (attr::ID.to_owned(), AttributeValue::S(task.id.clone())),
+            (
+                attr::STATUS_TIMESTAMP.to_owned(),
+                AttributeValue::S(index_timestamp(task.status.timestamp.as_deref())),
+            ),
+            (
+                attr::STATE.to_owned(),
+                AttributeValue::S(state_name(task.status.state)),
+            ),
+            (
+                attr::VERSION.to_owned(),
+                AttributeValue::N(version.to_string()),
+            ),
+            (attr::TASK.to_owned(), AttributeValue::S(body)),
+            (
+                attr::EXPIRES_AT.to_owned(),
+                AttributeValue::N(expires_at.to_string()),
+            ),
+        ]);
+        // An index key cannot be empty: a task without a context stays out of the index.
+        if !task.context_id.is_empty() {
+            item.insert(
+                attr::CONTEXT_ID.to_owned(),
+                AttributeValue::S(task.context_id.clone()),
+            );
+        }
+        Ok(item)
+    }
+
+    /// Every matching index entry, unsorted.
+    async fn entries(&self, params: &ListTasksParams) -> Result<Vec<Entry>, StoreError> {
+        let projection = "#id, #ts, #st, #exp";
+        let names = [
+            ("#id", attr::ID),
+            ("#ts", attr::STATUS_TIMESTAMP),
+            ("#st", attr::STATE),
+            ("#exp", attr::EXPIRES_AT),
+        ];
+        let mut entries = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let (items, next) = match &params.context_id {
+                Some(context) => {
+                    let mut condition = "#ctx = :ctx".to_owned();
+                    let mut request = self
+                        .client
+                        .query()
+                        .table_name(&self.table)
+                        .index_name(CONTEXT_INDEX)
+                        .scan_index_forward(false)
+                        .projection_expression(projection)
+                        .expression_attribute_names("#ctx", attr::CONTEXT_ID)
+                        .expression_attribute_values(":ctx", AttributeValue::S(context.clone()))
+                        .set_exclusive_start_key(start.take());
+                    // A coarse bound in the index (to the millisecond below); the exact
+                    // comparison is made in memory.
+                    if let Some(after) = params
+                        .status_timestamp_after
+                        .as_deref()
+                        .and_then(parse_time)
+                    {
+                        condition.push_str(" AND #ts >= :after");
+                        request = request.expression_attribute_values(
+                            ":after",
+                            AttributeValue::S(format_millis(after)),
+                        );
+                    }
+                    for (placeholder, name) in names {
+                        request = request.expression_attribute_names(placeholder, name);
+                    }
+                    let output = request
+                        .key_condition_expression(condition)
+                        .send()
+                        .await
+                        .map_err(|error| self.backend("Query", &error))?;
+                    (output.items, output.last_evaluated_key)
+                }
+                None => {
+                    let mut request = self
+                        .client
+                        .scan()
+                        .table_name(&self.table)
+                        .consistent_read(true)
+                        .projection_expression(projection)
+                        .set_exclusive_start_key(start.take());
+                    for (placeholder, name) in names {
+                        request = request.expression_attribute_names(placeholder, name);
+                    }
+                    let output = request
+                        .send()
+                        .await
+                        .map_err(|error| self.backend("Scan", &error))?;
+                    (output.items, output.last_evaluated_key)
+                }
+            };
+            entries.extend(items.unwrap_or_default().iter().filter_map(Entry::read));
+            match next {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => return Ok(entries),
+            }
+        }
+    }
+
+    /// The tasks with these ids, in this order (a task gone meanwhile is left out).
+    async fn fetch(&self, ids: &[&str]) -> Result<Vec<Task>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys = ids
+            .iter()
+            .map(|id| HashMap::from([(attr::ID.to_owned(), AttributeValue::S((*id).to_owned()))]))
+            .collect();
+        let mut pending = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .projection_expression("#id, #task")
+            .expression_attribute_names("#id", attr::ID)
+            .expression_attribute_names("#task", attr::TASK)
+            .build()
+            .map_err(|error| StoreError::Backend(format!("BatchGetItem request: {error}")))?;
+        let mut found: HashMap<String, Task> = HashMap::new();
+        for round in 0..BATCH_ROUNDS {
+            if round > 0 {
+                tokio::time::sleep(Duration::from_millis(25 << round)).await;
+            }
+            let output = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, pending)
+                .send()
+                .await
+                .map_err(|error| self.backend("BatchGetItem", &error))?;
+            let items = output
+                .responses
+                .and_then(|mut responses| responses.remove(&self.table))
+                .unwrap_or_default();
+            for item in &items {
+                match decode_task(item) {
+                    Ok(task) => {
+                        found.insert(task.id.clone(), task);
+                    }
+                    Err(error) => {
+                        tracing::warn!(table = self.table, %error, "a stored task was left out of a list");
+                    }
+                }
+            }
+            match output
+                .unprocessed_keys
+                .and_then(|mut unprocessed| unprocessed.remove(&self.table))
+            {
+                Some(rest) if !rest.keys.is_empty() => pending = rest,
+                _ => {
+                    return Ok(ids.iter().filter_map(|id| found.remove(*id)).collect());
+                }
+            }
+        }
+        Err(StoreError::Backend(format!(
+            "BatchGetItem on table {}: keys still unprocessed after {BATCH_ROUNDS} rounds \
+             (the table is throttled)",
+            self.table
+        )))
+    }
+
+    fn backend<E, R>(
+        &self,
+        operation: &str,
+        error: &aws_sdk_dynamodb::error::SdkError<E, R>,
+    ) -> StoreError
+    where
+        E: std::error::Error + 'static,
+        R: std::fmt::Debug,
+    {
+        StoreError::Backend(format!(
+            "{operation} on table {}: {}",
+            self.table,
+            DisplayErrorContext(error)
+        ))
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for DynamoTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(attr::ID, AttributeValue::S(id.to_owned()))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|error| self.backend("GetItem", &error))?;
+        let Some(item) = output.item else {
+            return Ok(None);
+        };
+        // Time to live deletes expired items within days, not at once: an expired task
+        // is gone already.
+        if expires_at(&item).is_some_and(|at| at <= unix_now()) {
+            return Ok(None);
+        }
+        let task = decode_task(&item)?;
+        let version = item
+            .get(attr::VERSION)
+            .and_then(|value| value.as_n().ok())
+            .and_then(|number| number.parse::<u64>().ok())
+            .ok_or_else(|| {
+                StoreError::Backend(format!(
+                    "the item of task {id} in table {} has no numeric version",
+                    self.table
+                ))
+            })?;
+        Ok(Some(Stored { task, version }))
+    }
+
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        let version = expected.map_or(1, |version| version.saturating_add(1));
+        let request = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(self.item(task, version)?));
+        let request = match expected {
+            None => request
+                .condition_expression("attribute_not_exists(#id)")
+                .expression_attribute_names("#id", attr::ID),
+            Some(expected) => request
+                .condition_expression("#version = :expected")
+                .expression_attribute_names("#version", attr::VERSION)
+                .expression_attribute_values(":expected", AttributeValue::N(expected.to_string())),
+        };
+        match request.send().await {
+            Ok(_) => Ok(version),
+            Err(error)
+                if error
+                    .as_service_error()
+                    .is_some_and(|service| service.is_conditional_check_failed_exception()) =>
+            {
+                Err(StoreError::Conflict(task.id.clone()))
+            }
+            Err(error) => Err(self.backend("PutItem", &error)),
+        }
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        let offset = match params.page_token.as_deref() {
+            None | Some("") => 0,
+            Some(token) => decode_token(token)?,
+        };
+        let page_size = params
+            .page_size
+            .unwrap_or(DEFAULT_PAGE_SIZE)
+            .clamp(1, MAX_PAGE_SIZE);
+        let after = params.status_timestamp_after.as_deref().map(parse_time);
+        let wanted_state = params.status.map(state_name);
+        let now = unix_now();
+        let mut entries: Vec<Entry> = self
+            .entries(params)
+            .await?
+            .into_iter()
+            .filter(|entry| entry.expires_at.is_none_or(|at| at > now))
+            .filter(|entry| {
+                wanted_state
+                    .as_ref()
+                    .is_none_or(|state| entry.state.as_ref() == Some(state))
+            })
+            .filter(|entry| match after {
+                None => true,
+                // As in memory: a task without a timestamp never passes the filter.
+                Some(after) => entry.has_timestamp && entry.at >= after,
+            })
+            .collect();
+        entries.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));
+        let total = entries.len();
+        let end = offset.saturating_add(page_size as usize).min(total);
+        let ids: Vec<&str> = entries
+            .get(offset.min(total)..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|entry| entry.id.as_str())
+            .collect();
+        let tasks = self
+            .fetch(&ids)
+            .await?
+            .iter()
+            .map(|task| tasks::view(task, params.history_length, params.include_artifacts))
+            .collect();
+        Ok(ListTasksResult {
+            tasks,
+            next_page_token: if end < total {
+                encode_token(end)
+            } else {
+                String::new()
+            },
+            page_size,
+            total_size: u32::try_from(total).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// A task's index entry, as `ListTasks` reads it.
+struct Entry {
+    id: String,
+    /// The status time (`None`: none, or not readable).
+    at: Option<OffsetDateTime>,
+    /// The task has a status timestamp.
+    has_timestamp: bool,
+    state: Option<String>,
+    expires_at: Option<i64>,
+}
+
+impl Entry {
+    fn read(item: &HashMap<String, AttributeValue>) -> Option<Self> {
+        let id = item.get(attr::ID)?.as_s().ok()?.clone();
+        let timestamp = item
+            .get(attr::STATUS_TIMESTAMP)
+            .and_then(|value| value.as_s().ok())
+            .filter(|text| text.as_str() != NO_TIMESTAMP);
+        Some(Self {
+            id,
+            at: timestamp.and_then(|text| parse_time(text)),
+            has_timestamp: timestamp.is_some(),
+            state: item
+                .get(attr::STATE)
+                .and_then(|value| value.as_s().ok())
+                .cloned(),
+            expires_at: expires_at(item),
+        })
+    }
+}
+
+/// The task an item holds.
+fn decode_task(item: &HashMap<String, AttributeValue>) -> Result<Task, StoreError> {
+    let id = item
+        .get(attr::ID)
+        .and_then(|value| value.as_s().ok())
+        .map_or("?", String::as_str);
+    let body = item
+        .get(attr::TASK)
+        .and_then(|value| value.as_s().ok())
+        .ok_or_else(|| {
+            StoreError::Backend(format!("the item of task {id} has no task attribute"))
+        })?;
+    let wire: v1_0::Task = serde_json::from_str(body).map_err(|error| {
+        StoreError::Backend(format!(
+            "the item of task {id} holds no A2A v1.0 task: {error}"
+        ))
+    })?;
+    Ok(wire.into())
+}
+
+fn expires_at(item: &HashMap<String, AttributeValue>) -> Option<i64> {
+    item.get(attr::EXPIRES_AT)
+        .and_then(|value| value.as_n().ok())
+        .and_then(|number| number.parse().ok())
+}
+
+/// The state's A2A v1.0 name (`TASK_STATE_WORKING`).
+fn state_name(state: TaskState) -> String {
+    match serde_json::to_value(v1_0::TaskState::from(state)) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => format!("{state:?}"),
+    }
+}
+
+/// `statusTimestamp` for a task's status timestamp: UTC with milliseconds, so that the
+/// index sorts the strings in time order.
+fn index_timestamp(timestamp: Option<&str>) -> String {
+    timestamp
+        .and_then(parse_time)
+        .map_or_else(|| NO_TIMESTAMP.to_owned(), format_millis)
+}
+
+fn format_millis(at: OffsetDateTime) -> String {
+    let utc = at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        utc.year(),
+        u8::from(utc.month()),
+        utc.day(),
+        utc.hour(),
+        utc.minute(),
+        utc.second(),
+        utc.millisecond()
+    )
+}
+
+fn parse_time(value: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(value, &time::format_description::well_known::Rfc3339).ok()
+}
+
+fn unix_now() -> i64 {
+    OffsetDateTime::now_utc().unix_timestamp()
+}
+
+fn encode_token(offset: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
+}
+
+fn decode_token(token: &str) -> Result<usize, StoreError> {
+    URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix("offset:")?.parse().ok())
+        .ok_or_else(|| StoreError::BadPageToken(token.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_timestamps_sort_as_times() {
+        assert_eq!(
+            index_timestamp(Some("2026-01-02T05:04:05.5+02:00")),
+            "2026-01-02T03:04:05.500Z"
+        );
+        assert_eq!(
+            index_timestamp(Some("2026-01-02T03:04:05Z")),
+            "2026-01-02T03:04:05.000Z"
+        );
+        assert_eq!(index_timestamp(None), NO_TIMESTAMP);
+        assert_eq!(index_timestamp(Some("yesterday")), NO_TIMESTAMP);
+        assert!(NO_TIMESTAMP < "0001-01-01T00:00:00.000Z");
+        assert_eq!(parse_time(NO_TIMESTAMP), None);
+    }
+
+    #[test]
+    fn states_have_their_v1_names() {
+        assert_eq!(
+            state_name(TaskState::InputRequired),
+            "TASK_STATE_INPUT_REQUIRED"
+        );
+        assert_eq!(state_name(TaskState::Completed), "TASK_STATE_COMPLETED");
+    }
+
+    #[test]
+    fn page_tokens_round_trip_and_strangers_are_refused() {
+        assert_eq!(decode_token(&encode_token(42)).ok(), Some(42));
+        for token in ["nope", "b2Zmc2V0Og", "!!!"] {
+            assert!(
+                matches!(decode_token(token), Err(StoreError::BadPageToken(ref t)) if t == token),
+                "{token}"
+            );
+        }
+    }
+
+    #[test]
+    fn building_the_client_makes_no_call() {
+        let started = std::time::Instant::now();
+        let store = DynamoTaskStore::new(&DynamoSettings::new("tasks", "eu-west-1"));
+        assert_eq!(store.table(), "tasks");
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn every_call_has_timeouts_and_few_retries() {
+        let config = timeout_config();
+        assert_eq!(config.connect_timeout(), Some(CONNECT_TIMEOUT));
+        assert_eq!(config.read_timeout(), Some(READ_TIMEOUT));
+        assert_eq!(config.operation_timeout(), Some(OPERATION_TIMEOUT));
+        assert_eq!(
+            config.operation_attempt_timeout(),
+            Some(OPERATION_ATTEMPT_TIMEOUT)
+        );
+        assert_eq!(retry_config().max_attempts(), MAX_ATTEMPTS);
+    }
+}

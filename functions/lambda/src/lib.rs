@@ -1,0 +1,251 @@
+//! # a2a-lambda
+//!
+//! Your own A2A agent as an AWS Lambda function: the shared router of `a2a-server`,
+//! served by `lambda_http` behind a Function URL, API Gateway (HTTP API or REST, stage
+//! prefix included) or an ALB. Buffered by default; with `A2A_STREAMING=true` (a Function
+//! URL in `RESPONSE_STREAM` mode) streams answer as server-sent events as they happen.
+//!
+//! One call in `main`:
+//!
+//! ```no_run
+//! use a2a_server::agents::EchoAgent;
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), a2a_lambda::Error> {
+//!     a2a_lambda::run(EchoAgent).await
+//! }
+//! ```
+//!
+//! Configuration is read from the environment at init ([`Config`]); a bad value fails the
+//! init with a clear log line. [`Lambda`] sets in code what the environment does not: a
+//! task store of your own, the card's URL, tower layers.
+//!
+//! Tasks live in the instance's memory, or with `A2A_TASK_TABLE` in a DynamoDB table
+//! shared by every instance ([`dynamo::DynamoTaskStore`], usable by any host).
+
+pub mod app;
+pub mod config;
+pub mod dynamo;
+pub mod logging;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use a2a_server::agent::{Agent, IntoAgent};
+use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use axum::Router;
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::routing::Route;
+use tower::{Layer, Service};
+
+pub use app::App;
+pub use config::Config;
+
+/// What [`run`] and `main` return on failure (`lambda_http`'s error type).
+pub type Error = lambda_http::Error;
+
+/// The card URL used until a request tells the real one (when `A2A_PUBLIC_URL` is unset,
+/// each request's scheme, host and path prefix give it).
+const PLACEHOLDER_URL: &str = "https://localhost/";
+
+/// Why the function cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InitError {
+    /// A variable is invalid.
+    #[error("configuration: {0}")]
+    Config(#[from] config::ConfigError),
+    /// The agent card is invalid.
+    #[error("agent card: {0}")]
+    Card(#[from] a2a_core::card::CardError),
+}
+
+/// The task store a configuration names: the DynamoDB table of `A2A_TASK_TABLE`, or the
+/// instance's memory. Neither makes a network call; the time it took is logged.
+pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
+    let started = Instant::now();
+    match &config.task_table {
+        None => {
+            let store = Arc::new(InMemoryTaskStore::new());
+            tracing::info!(
+                store = "memory",
+                build_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "task store ready"
+            );
+            store
+        }
+        Some(settings) => {
+            let store = Arc::new(dynamo::DynamoTaskStore::new(settings));
+            tracing::info!(
+                store = "dynamodb",
+                table = settings.table,
+                region = settings.region,
+                endpoint = settings.endpoint.as_deref().unwrap_or("aws"),
+                retention_days = settings.retention.as_secs() / 86_400,
+                build_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "task store ready"
+            );
+            store
+        }
+    }
+}
+
+type RouterLayer = Box<dyn FnOnce(Router) -> Router + Send>;
+
+/// An agent as a Lambda function, configured in code where the environment is not enough.
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// use a2a_server::agents::EchoAgent;
+/// use a2a_server::tasks::InMemoryTaskStore;
+///
+/// # async fn example() -> Result<(), a2a_lambda::Error> {
+/// a2a_lambda::Lambda::new(EchoAgent)
+///     .task_store(Arc::new(InMemoryTaskStore::with_capacity(10_000)))
+///     .layer(tower_http::trace::TraceLayer::new_for_http())
+///     .run()
+///     .await
+/// # }
+/// ```
+pub struct Lambda {
+    agent: Arc<dyn Agent>,
+    config: Option<Config>,
+    store: Option<Arc<dyn TaskStore>>,
+    public_url: Option<String>,
+    layers: Vec<RouterLayer>,
+}
+
+impl std::fmt::Debug for Lambda {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lambda")
+            .field("config", &self.config)
+            .field("public_url", &self.public_url)
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Lambda {
+    /// The agent, configured from the environment when it runs.
+    pub fn new(agent: impl IntoAgent) -> Self {
+        Self {
+            agent: agent.into_agent(),
+            config: None,
+            store: None,
+            public_url: None,
+            layers: Vec::new(),
+        }
+    }
+
+    /// Uses `config` instead of reading the environment.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the one the configuration names.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The URL the card advertises, over `A2A_PUBLIC_URL` and the request's own URL.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// Wraps the router in a tower layer of yours, outermost last, as axum's
+    /// `Router::layer` does. The stage handling stays outside it.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        self.layers
+            .push(Box::new(move |router| router.layer(layer)));
+        self
+    }
+
+    /// The service the function runs, for calling in-process (`oneshot` with a request
+    /// made by `lambda_http::request::from_str`), and its configuration.
+    ///
+    /// # Errors
+    /// The environment's configuration or the agent's card is invalid.
+    pub fn into_app(self) -> Result<(App, Config), InitError> {
+        let mut config = match self.config {
+            Some(config) => config,
+            None => Config::from_env()?,
+        };
+        if let Some(url) = self.public_url {
+            a2a_core::card::validate_url("public URL", &url)?;
+            config.public_url = Some(url);
+        }
+        let store = self.store.unwrap_or_else(|| task_store(&config));
+        let engine = Engine::new(
+            self.agent,
+            store,
+            EngineConfig {
+                public_url: config
+                    .public_url
+                    .clone()
+                    .unwrap_or_else(|| PLACEHOLDER_URL.to_owned()),
+                error_profile: config.error_profile,
+                host_can_stream: config.streaming,
+                security: Some(config.auth.mechanism()),
+            },
+        )?;
+        let app = app::app(Arc::new(engine), &config, self.layers);
+        Ok((app, config))
+    }
+
+    /// Initialises JSON logs, builds the function and serves Lambda invocations until the
+    /// runtime stops.
+    ///
+    /// # Errors
+    /// Not inside Lambda, init failed (logged first), or the runtime failed.
+    pub async fn run(self) -> Result<(), Error> {
+        let started = Instant::now();
+        logging::init();
+        if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none() {
+            let error = "not running inside AWS Lambda (AWS_LAMBDA_RUNTIME_API is not set): \
+                         run it locally with `cargo lambda watch`, or serve the same agent \
+                         with a2a_server::serve or the emulator";
+            tracing::error!(error, "init failed");
+            return Err(error.into());
+        }
+        let (app, config) = match self.into_app() {
+            Ok(built) => built,
+            Err(error) => {
+                tracing::error!(%error, "init failed");
+                return Err(error.into());
+            }
+        };
+        tracing::info!(
+            streaming = config.streaming,
+            auth = ?config.auth,
+            task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
+            init_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "init complete"
+        );
+        if config.streaming {
+            lambda_http::run_with_streaming_response(app).await
+        } else {
+            lambda_http::run(app).await
+        }
+    }
+}
+
+/// Serves `agent` as a Lambda function configured from the environment ([`Config`]).
+///
+/// # Errors
+/// Not inside Lambda, init failed (logged first), or the runtime failed.
+pub async fn run(agent: impl IntoAgent) -> Result<(), Error> {
+    Lambda::new(agent).run().await
+}

@@ -1,0 +1,217 @@
+//! What both test files expect from the echo agent: its card, its completed tasks in each
+//! protocol version, and the JSON-RPC errors, with generated values (ids, timestamps)
+//! checked and redacted.
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use a2a_core::card::SecurityMechanism;
+use a2a_core::error::ErrorProfile;
+use a2a_server::agents::BuiltIn;
+use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_server::tasks::TaskStore;
+use serde_json::{Value, json};
+
+/// An engine for a built-in agent on `store`, as the function builds one by default
+/// (buffered, no auth, the placeholder URL).
+pub fn engine_on(agent: BuiltIn, store: Arc<dyn TaskStore>) -> Engine {
+    Engine::new(
+        agent.agent(),
+        store,
+        EngineConfig {
+            public_url: "https://localhost/".to_owned(),
+            error_profile: ErrorProfile::Spec,
+            host_can_stream: false,
+            security: Some(SecurityMechanism::None),
+        },
+    )
+    .expect("engine")
+}
+
+/// The Function URL host every `function_url_*` fixture is addressed to.
+pub const FUNCTION_URL_HOST: &str = "abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws";
+
+/// The echo agent's hybrid card, served at `url`.
+pub fn echo_card(url: &str, streaming: bool) -> Value {
+    json!({
+        "name": "Echo Agent",
+        "description": "Echoes every message back. The built-in agent of a2a-lambda, for trying clients and hosts.",
+        "supportedInterfaces": [
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        ],
+        "version": env!("CARGO_PKG_VERSION"),
+        "capabilities": {"streaming": streaming, "pushNotifications": false, "extendedAgentCard": false},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{
+            "id": "echo",
+            "name": "Echo",
+            "description": "Returns the text of your message as an artifact.",
+            "tags": ["echo", "test"],
+            "examples": ["hello"],
+        }],
+        "url": url,
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+        "supportsAuthenticatedExtendedCard": false,
+    })
+}
+
+/// The same card publishing the `X-API-Key` scheme, in both versions' shapes.
+pub fn with_api_key_scheme(mut card: Value) -> Value {
+    card["securitySchemes"] = json!({"apiKey": {
+        "type": "apiKey", "in": "header", "name": "X-API-Key",
+        "apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"},
+    }});
+    card["security"] = json!([{"apiKey": []}]);
+    card["securityRequirements"] = json!([{"schemes": {"apiKey": {"list": []}}}]);
+    card
+}
+
+/// `2026-01-02T03:04:05.678Z`.
+pub fn is_rfc3339_millis(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |at: &[usize]| at.iter().all(|&i| bytes[i].is_ascii_digit());
+    bytes.len() == 24
+        && digits(&[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22])
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[10] == b'T'
+        && bytes[13] == b':'
+        && bytes[16] == b':'
+        && bytes[19] == b'.'
+        && bytes[23] == b'Z'
+}
+
+/// `8-4-4-4-12` lowercase hex digits.
+pub fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|group| group.len()).eq([8, 4, 4, 4, 12])
+        && groups.iter().all(|group| {
+            group
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        })
+}
+
+/// `value` with every `timestamp` checked (RFC 3339, milliseconds, UTC) and replaced by
+/// `"<timestamp>"`.
+pub fn redact(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| {
+                    let item = match (key.as_str(), item) {
+                        ("timestamp", Value::String(text)) => {
+                            assert!(is_rfc3339_millis(text), "bad timestamp {text:?}");
+                            json!("<timestamp>")
+                        }
+                        _ => redact(item),
+                    };
+                    (key.clone(), item)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The task and context ids of a task (both generated UUIDs).
+pub fn ids(task: &Value) -> (String, String) {
+    let id = task["id"].as_str().expect("task id").to_owned();
+    let context = task["contextId"].as_str().expect("context id").to_owned();
+    assert!(is_uuid(&id), "task id {id:?}");
+    assert!(is_uuid(&context), "context id {context:?}");
+    (id, context)
+}
+
+/// The JSON-RPC answer of the echo agent to a v0.3 `message/send` (redacted), with the
+/// ids it generated.
+pub fn echo_send_v0_3(id: Value, answer: &Value, message_id: &str, text: &str) -> Value {
+    let (task_id, context_id) = ids(&answer["result"]);
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "kind": "task",
+        "id": task_id,
+        "contextId": context_id,
+        "status": {"state": "completed", "timestamp": "<timestamp>"},
+        "artifacts": [{"artifactId": "echo", "parts": [{"kind": "text", "text": text}]}],
+        "history": [{
+            "kind": "message",
+            "messageId": message_id,
+            "role": "user",
+            "parts": [{"kind": "text", "text": text}],
+            "contextId": context_id,
+            "taskId": task_id,
+        }],
+    }})
+}
+
+/// The same for a v1.0 `SendMessage`.
+pub fn echo_send_v1_0(id: Value, answer: &Value, message_id: &str, text: &str) -> Value {
+    let (task_id, context_id) = ids(&answer["result"]["task"]);
+    json!({"jsonrpc": "2.0", "id": id, "result": {"task": {
+        "id": task_id,
+        "contextId": context_id,
+        "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "<timestamp>"},
+        "artifacts": [{"artifactId": "echo", "parts": [{"text": text}]}],
+        "history": [{
+            "messageId": message_id,
+            "contextId": context_id,
+            "taskId": task_id,
+            "role": "ROLE_USER",
+            "parts": [{"text": text}],
+        }],
+    }}})
+}
+
+/// A spec-profile JSON-RPC error with its `google.rpc.ErrorInfo` detail.
+pub fn rpc_error(id: Value, code: i64, title: &str, reason: &str, detail: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {
+        "code": code,
+        "message": format!("{title}: {detail}"),
+        "data": [{
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "domain": "a2a-protocol.org",
+            "metadata": {"detail": detail},
+            "reason": reason,
+        }],
+    }})
+}
+
+/// -32601 for the `tasks/frobnicate` request of `function_url_unknown_method.json`.
+pub fn unknown_method_error() -> Value {
+    rpc_error(
+        json!(7),
+        -32601,
+        "Method not found",
+        "METHOD_NOT_FOUND",
+        "no method named \"tasks/frobnicate\"",
+    )
+}
+
+/// The body the API-key check answers with (no request id could be read).
+pub fn unauthorized_body() -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {
+        "code": -32600,
+        "message": "Unauthorized: send a valid X-API-Key header",
+    }})
+}
+
+/// Sends `request` to `engine` (with `A2A-Version: version` when given) and returns the
+/// JSON body of its HTTP 200 answer (the DynamoDB store tests' one exchange).
+pub async fn rpc(engine: &Engine, version: Option<&str>, request: Value) -> Value {
+    let call = CallContext {
+        version_header: version.map(str::to_owned),
+        request_id: "test".to_owned(),
+        ..CallContext::default()
+    };
+    match engine.handle(request.to_string().as_bytes(), &call).await {
+        Reply::Json { status, body } => {
+            assert_eq!(status, 200);
+            serde_json::from_slice(&body).unwrap()
+        }
+        other => panic!("not a JSON reply: {other:?}"),
+    }
+}

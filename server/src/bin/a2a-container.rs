@@ -1,0 +1,45 @@
+//! `a2a-container`: a built-in agent as an AWS Bedrock AgentCore Runtime container —
+//! `a2a_server::serve` with the agent named by `A2A_AGENT` (`echo`, the default, or
+//! `conformance`). Every other setting is `serve`'s environment
+//! (`a2a_server::serve::VARIABLES`). Prints one line once it listens:
+//! `a2a-container listening on http://ADDRESS (agent: NAME, card url: URL)`.
+
+use std::process::ExitCode;
+
+use a2a_server::agents::BuiltIn;
+use a2a_server::serve::{Container, ContainerConfig, ServeError, init_logging, shutdown_signal};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "container failed");
+            eprintln!("a2a-container: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), ServeError> {
+    let config = ContainerConfig::from_env()?;
+    init_logging(config.log_format);
+    let agent = match std::env::var("A2A_AGENT") {
+        Ok(name) if !name.trim().is_empty() => {
+            name.parse::<BuiltIn>().map_err(|_| ServeError::Config {
+                name: "A2A_AGENT",
+                value: name,
+                expected: "echo or conformance",
+            })?
+        }
+        _ => BuiltIn::Echo,
+    };
+    let running = Container::with_config(agent.agent(), config).bind().await?;
+    println!(
+        "a2a-container listening on http://{} (agent: {agent}, card url: {})",
+        running.address(),
+        running.url()
+    );
+    shutdown_signal().await;
+    running.shutdown().await
+}

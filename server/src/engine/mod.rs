@@ -1,0 +1,625 @@
+//! The protocol engine: one JSON-RPC body in, one reply out, for every method of both
+//! versions.
+//!
+//! The engine knows nothing of HTTP: a host hands it the body and the request's
+//! [`CallContext`] and writes the [`Reply`] — JSON with a status, an SSE stream of JSON
+//! documents, or nothing (for a notification).
+
+mod live;
+mod media;
+mod registry;
+mod respond;
+mod topic;
+
+use std::borrow::Cow;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::Stream;
+use futures_util::TryFutureExt as _;
+use futures_util::stream::{self, StreamExt as _};
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Agent, RequestContext};
+use crate::health::Health;
+use crate::tasks::{self, SharedStored, StoreError, TaskStore};
+use a2a_core::card::{self, AgentCard, CardError};
+use a2a_core::error::{Error, ErrorProfile, Refusal};
+use a2a_core::jsonrpc::{self, Id};
+use a2a_core::model::{
+    Message, Role, SendMessageParams, SendResult, StreamEvent, StreamKind, Task, TaskState,
+    TaskStatus,
+};
+use a2a_core::version::{self, Operation, ProtocolVersion};
+use a2a_core::wire::{v0_3, v1_0};
+
+use live::{LiveTask, RunnerDeps, Settled, Started};
+use registry::Registry;
+use topic::Follower;
+
+/// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
+pub type EventStream = Pin<Box<dyn Stream<Item = Vec<u8>> + Send + 'static>>;
+
+/// What the host sends back.
+pub enum Reply {
+    /// A JSON-RPC response with its HTTP status.
+    Json {
+        /// HTTP status (200 under the spec profile).
+        status: u16,
+        /// The JSON-RPC response.
+        body: Vec<u8>,
+    },
+    /// A stream of JSON-RPC responses, for SSE.
+    Stream(EventStream),
+    /// A notification was handled: nothing to send.
+    NoContent,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Json { status, body } => f
+                .debug_struct("Json")
+                .field("status", status)
+                .field("body", &String::from_utf8_lossy(body))
+                .finish(),
+            Self::Stream(_) => f.write_str("Stream"),
+            Self::NoContent => f.write_str("NoContent"),
+        }
+    }
+}
+
+/// What the host knows about one request.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// The `A2A-Version` header, if sent.
+    pub version_header: Option<String>,
+    /// The raw query string, if any.
+    pub query: Option<String>,
+    /// The platform session id, if any.
+    pub session_id: Option<String>,
+    /// The host's id for this request.
+    pub request_id: String,
+}
+
+/// How a host configures the engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The URL the card advertises.
+    pub public_url: String,
+    /// How refusals are reported.
+    pub error_profile: ErrorProfile,
+    /// The host can stream responses; if not, the card says `streaming: false`.
+    pub host_can_stream: bool,
+    /// How the host authenticates callers, when it decides (the card publishes it);
+    /// `None` keeps the agent card's.
+    pub security: Option<a2a_core::card::SecurityMechanism>,
+}
+
+/// The engine: an agent, a task store and the protocol between them.
+pub struct Engine {
+    deps: RunnerDeps,
+    card: AgentCard,
+    public_url: String,
+    profile: ErrorProfile,
+}
+
+impl Engine {
+    /// An engine for `agent`, storing tasks in `store`.
+    ///
+    /// # Errors
+    /// The agent's card or the public URL is invalid.
+    pub fn new(
+        agent: Arc<dyn Agent>,
+        store: Arc<dyn TaskStore>,
+        config: EngineConfig,
+    ) -> Result<Self, CardError> {
+        let mut card = agent.card();
+        card.capabilities.streaming &= config.host_can_stream;
+        if let Some(security) = config.security {
+            card.security = security;
+        }
+        // Push notifications and extended cards are not served by this engine: never
+        // advertise them, whatever the agent says.
+        card.capabilities.push_notifications = false;
+        card.capabilities.extended_card = false;
+        card.validate()?;
+        card::validate_url("url", &config.public_url)?;
+        Ok(Self {
+            deps: RunnerDeps {
+                agent,
+                store,
+                registry: Arc::new(Registry::default()),
+                health: Arc::new(Health::new()),
+            },
+            card,
+            public_url: config.public_url,
+            profile: config.error_profile,
+        })
+    }
+
+    /// The card configuration, with capabilities lowered to what the host honours.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// The URL the card advertises.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// The `/ping` status.
+    pub fn health(&self) -> &Health {
+        &self.deps.health
+    }
+
+    /// How refusals are reported.
+    pub fn error_profile(&self) -> ErrorProfile {
+        self.profile
+    }
+
+    /// How many tasks are running now.
+    pub fn running_tasks(&self) -> usize {
+        self.deps.registry.len()
+    }
+
+    /// The reply for an error that happened outside a method (bad content type, say).
+    pub fn refuse(&self, id: Id, error: &Error) -> Reply {
+        let (status, body) = respond::error_body(id, error, self.profile);
+        Reply::Json { status, body }
+    }
+
+    /// Handles one JSON-RPC request body.
+    pub async fn handle(&self, body: &[u8], call: &CallContext) -> Reply {
+        let request = match jsonrpc::parse_request(body) {
+            Ok(request) => request,
+            Err(rejection) => return self.refuse(rejection.id, &rejection.error),
+        };
+        let id = request.response_id();
+        let started = std::time::Instant::now();
+        let outcome = self.dispatch(&request, &id, call).await;
+        let code = outcome
+            .as_ref()
+            .err()
+            .map(|error| error.to_wire(self.profile).1.code);
+        tracing::info!(
+            request_id = call.request_id,
+            session_id = call.session_id.as_deref().unwrap_or(""),
+            method = request.method,
+            version = call.version_header.as_deref().unwrap_or("0.3"),
+            outcome = code.map_or_else(|| "ok".to_owned(), |code| code.to_string()),
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "rpc"
+        );
+        if request.is_notification() {
+            if let Err(error) = &outcome {
+                tracing::info!(request_id = call.request_id, %error, "notification refused");
+            }
+            return Reply::NoContent;
+        }
+        match outcome {
+            Ok(reply) => reply,
+            Err(error) => {
+                if error.refusal() == Refusal::Internal {
+                    tracing::error!(request_id = call.request_id, %error, "request failed");
+                }
+                self.refuse(id, &error)
+            }
+        }
+    }
+
+    async fn dispatch(
+        &self,
+        request: &jsonrpc::Request<'_>,
+        id: &Id,
+        call: &CallContext,
+    ) -> Result<Reply, Error> {
+        let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
+        let (version, operation) = version::resolve_method(&request.method, requested)?;
+        let params = request.params;
+        let json = |body: Vec<u8>| Reply::Json { status: 200, body };
+        match operation {
+            Operation::Send => {
+                let params = parse_send(version, params)?;
+                self.send(version, id, params, call).await.map(json)
+            }
+            Operation::Stream => {
+                self.require_streaming(&request.method)?;
+                let params = parse_send(version, params)?;
+                // Boxed, as cancel below: the largest futures of the rarer methods would
+                // otherwise size every request's future (a send's included).
+                Box::pin(self.stream(version, id, params, call)).await
+            }
+            Operation::GetTask => {
+                let params = match version {
+                    ProtocolVersion::V0_3 => v0_3::parse_get_task_params(params)?,
+                    ProtocolVersion::V1_0 => v1_0::parse_get_task_params(params)?,
+                };
+                let task = self.load(&params.id).await?;
+                let task = trimmed(&task, params.history_length);
+                Ok(json(respond::task(version, id, &task)))
+            }
+            Operation::ListTasks => {
+                // Every ListTasks field is optional, so params may be left out.
+                let params = match params {
+                    None => a2a_core::model::ListTasksParams::default(),
+                    Some(_) => v1_0::parse_list_tasks_params(params)?,
+                };
+                let page = self
+                    .deps
+                    .store
+                    .list(&params)
+                    .await
+                    .map_err(|error| match error {
+                        StoreError::BadPageToken(token) => Error::invalid_params(format!(
+                            "params.pageToken: {token:?} is not a token this agent issued"
+                        )),
+                        other => internal(&other),
+                    })?;
+                Ok(json(respond::list(id, &page)))
+            }
+            Operation::CancelTask => {
+                let params = parse_task_id(version, params)?;
+                let task = Box::pin(self.cancel(&params.id, call)).await?;
+                Ok(json(respond::task(version, id, &task)))
+            }
+            Operation::Subscribe => {
+                self.require_streaming(&request.method)?;
+                let params = parse_task_id(version, params)?;
+                self.subscribe(version, id, &params.id).await
+            }
+            Operation::GetExtendedCard => Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "{}: this agent has no extended card (capabilities.extendedAgentCard is false)",
+                    request.method
+                ),
+            )),
+            _ => Err(Error::new(
+                Refusal::PushNotSupported,
+                format!(
+                    "{}: this agent does not send push notifications \
+                     (capabilities.pushNotifications is false)",
+                    request.method
+                ),
+            )),
+        }
+    }
+
+    fn require_streaming(&self, method: &str) -> Result<(), Error> {
+        if self.card.capabilities.streaming {
+            Ok(())
+        } else {
+            Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!("{method}: this agent does not stream (capabilities.streaming is false)"),
+            ))
+        }
+    }
+
+    async fn load(&self, task_id: &str) -> Result<Arc<Task>, Error> {
+        self.load_stored(task_id).await.map(|stored| stored.task)
+    }
+
+    async fn load_stored(&self, task_id: &str) -> Result<SharedStored, Error> {
+        self.deps
+            .store
+            .get_shared(task_id)
+            .await
+            .map_err(|error| internal(&error))?
+            .ok_or_else(|| task_not_found(task_id))
+    }
+
+    /// Checks the message and prepares the start (or continuation) of its task: what the
+    /// agent will be told, and the stored task it continues.
+    ///
+    /// The checks that need no waiting run before the future is made.
+    fn prepare<'a>(
+        &'a self,
+        message: Message,
+        call: &'a CallContext,
+    ) -> impl Future<Output = Result<(RequestContext, Option<SharedStored>), Error>> + Send + 'a
+    {
+        let checked = self.check_message(&message);
+        async move {
+            checked?;
+            let previous = match &message.task_id {
+                None => None,
+                // Boxed: only continuations wait here, and a new task's future stays small.
+                Some(task_id) => Some(Box::pin(self.continuable(task_id, &message)).await?),
+            };
+            let task_id = previous
+                .as_ref()
+                .map_or_else(a2a_core::model::new_id, |stored| stored.task.id.clone());
+            let context_id = previous
+                .as_ref()
+                .map(|stored| stored.task.context_id.clone())
+                .or_else(|| message.context_id.clone())
+                .unwrap_or_else(a2a_core::model::new_id);
+            let context = RequestContext {
+                message,
+                task_id,
+                context_id,
+                previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
+                session_id: call.session_id.clone(),
+                request_id: call.request_id.clone(),
+                cancellation: CancellationToken::new(),
+            };
+            Ok((context, previous))
+        }
+    }
+
+    /// A client's message must have the user role and parts the agent accepts.
+    fn check_message(&self, message: &Message) -> Result<(), Error> {
+        if message.role != Role::User {
+            return Err(Error::invalid_params(
+                "params.message.role: a client's message must have the user role",
+            ));
+        }
+        media::check(&self.card, message)
+    }
+
+    /// The task a follow-up message continues, if the rules allow it.
+    ///
+    /// A task whose agent is still running but that already reached an interrupted state
+    /// (the agent asked for input and is returning) is continued from its live state.
+    async fn continuable(&self, task_id: &str, message: &Message) -> Result<SharedStored, Error> {
+        let stored = match self.deps.registry.get(task_id) {
+            Some(live) => {
+                let stored = live.state.lock().await.clone();
+                if !stored.task.status.state.ends_stream() {
+                    return Err(Error::new(
+                        Refusal::UnsupportedOperation,
+                        format!(
+                            "task {task_id} is still working; wait for it to finish or cancel it"
+                        ),
+                    )
+                    .with_metadata("taskId", task_id));
+                }
+                stored
+            }
+            None => self.load_stored(task_id).await?,
+        };
+        let task = &stored.task;
+        if let Some(context_id) = &message.context_id
+            && *context_id != task.context_id
+        {
+            return Err(Error::invalid_params(format!(
+                "params.message.contextId: {context_id:?} does not match the context \
+                 {:?} of task {task_id}",
+                task.context_id
+            )));
+        }
+        if task.status.state.is_terminal() {
+            return Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "task {task_id} is {} and takes no more messages; start a new task",
+                    live::state_name(task.status.state)
+                ),
+            )
+            .with_metadata("taskId", task_id));
+        }
+        Ok(stored)
+    }
+
+    /// A blocking or non-blocking send: the task as the client asked to see it.
+    ///
+    /// The parameters are taken apart before the future is made, so that it holds only
+    /// what it waits with (an `async fn` would hold the parameters twice over).
+    fn send<'a>(
+        &'a self,
+        version: ProtocolVersion,
+        id: &'a Id,
+        params: SendMessageParams,
+        call: &'a CallContext,
+    ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send + 'a {
+        let configuration = params.configuration.unwrap_or_default();
+        let return_immediately = configuration.return_immediately;
+        let history_length = configuration.history_length;
+        // Chained rather than awaited inside one block, which would keep the preparation's
+        // future twice (captured, and moved to be awaited).
+        self.prepare(params.message, call)
+            .and_then(move |(context, previous)| {
+                let started = live::start(self.deps.clone(), context, previous, return_immediately);
+                async move {
+                    // Taken apart before waiting again, so the start's outcome is not kept.
+                    let (live, initial, settled) = match started.await {
+                        Started::Failed(error) => return Err(error),
+                        Started::Message(message) => {
+                            let result = SendResult::Message(message);
+                            return Ok(respond::send_result(version, id, &result));
+                        }
+                        Started::Task {
+                            live,
+                            initial,
+                            settled,
+                        } => (live, initial, settled),
+                    };
+                    let task = if return_immediately {
+                        initial
+                    } else {
+                        wait_for_rest(&live, settled).await?
+                    };
+                    let task = trimmed(&task, history_length);
+                    Ok(respond::send_task(version, id, &task))
+                }
+            })
+    }
+
+    async fn stream(
+        &self,
+        version: ProtocolVersion,
+        id: &Id,
+        params: SendMessageParams,
+        call: &CallContext,
+    ) -> Result<Reply, Error> {
+        let (context, previous) = self.prepare(params.message, call).await?;
+        // Follow the task before it can change.
+        let updates = self.deps.registry.follow(&context.task_id);
+        let started = live::start(self.deps.clone(), context, previous, true).await;
+        match started {
+            Started::Failed(error) => Err(error),
+            Started::Message(message) => {
+                let event = respond::stream_event(version, id, &StreamEvent::Message(message));
+                Ok(Reply::Stream(Box::pin(stream::iter([event]))))
+            }
+            Started::Task { initial, .. } => {
+                Ok(self.event_stream(version, id.clone(), initial, updates, StreamKind::Send))
+            }
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        version: ProtocolVersion,
+        id: &Id,
+        task_id: &str,
+    ) -> Result<Reply, Error> {
+        // Unknown tasks are refused before anything follows them.
+        let stored = self.load(task_id).await?;
+        // Follow the task's channel first, then read where it stands: an update in between
+        // may arrive twice, never not at all.
+        let updates = self.deps.registry.follow(task_id);
+        let task = match self.deps.registry.get(task_id) {
+            Some(live) => Arc::clone(&live.state.lock().await.task),
+            // A task at rest (waiting for input, say) is read again now that it is
+            // followed: one that ended since the first read would leave the stream waiting.
+            None if !stored.status.state.is_terminal() => self.load(task_id).await?,
+            None => stored,
+        };
+        if task.status.state.is_terminal() {
+            return Err(Error::new(
+                Refusal::UnsupportedOperation,
+                format!(
+                    "task {task_id} is {}; there is nothing left to subscribe to",
+                    live::state_name(task.status.state)
+                ),
+            )
+            .with_metadata("taskId", task_id));
+        }
+        Ok(self.event_stream(version, id.clone(), task, updates, StreamKind::Subscription))
+    }
+
+    /// The task first, then every update until one ends a stream of `kind`.
+    fn event_stream(
+        &self,
+        version: ProtocolVersion,
+        id: Id,
+        initial: Arc<Task>,
+        updates: Follower,
+        kind: StreamKind,
+    ) -> Reply {
+        let profile = self.profile;
+        let initial = Arc::unwrap_or_clone(initial);
+        let first = respond::stream_event(version, &id, &StreamEvent::Task(initial));
+        let rest = stream::unfold(Some((updates, id)), move |state| async move {
+            let (mut updates, id) = state?;
+            let update = updates.next().await?;
+            match &*update {
+                Ok(event) => {
+                    let body = respond::stream_event(version, &id, event);
+                    let next = (!event.ends(kind)).then_some((updates, id));
+                    Some((body, next))
+                }
+                Err(error) => Some((respond::error_body(id, error, profile).1, None)),
+            }
+        });
+        Reply::Stream(Box::pin(stream::iter([first]).chain(rest)))
+    }
+
+    /// Cancels a task: through its runner when it runs here, else by a conditional write
+    /// (retried when another writer, perhaps another instance, changed it meanwhile).
+    async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
+        if let Some(live) = self.deps.registry.get(task_id) {
+            return live::cancel_live(&self.deps, &live, &call.request_id).await;
+        }
+        for _ in 0..3 {
+            let SharedStored { task, version } = self.load_stored(task_id).await?;
+            if task.status.state.is_terminal() {
+                return Err(live::not_cancelable(&task));
+            }
+            let mut task = Task::clone(&task);
+            task.status = TaskStatus {
+                state: TaskState::Canceled,
+                message: None,
+                timestamp: Some(tasks::now_rfc3339()),
+            };
+            let task = Arc::new(task);
+            match self.deps.store.put_shared(&task, Some(version)).await {
+                Ok(_) => return Ok(task),
+                Err(StoreError::Conflict(_)) => continue,
+                Err(error) => return Err(internal(&error)),
+            }
+        }
+        Err(Error::new(
+            Refusal::Internal,
+            format!("task {task_id} kept changing; cancel it again"),
+        ))
+    }
+}
+
+/// Waits until the task ends or is interrupted; an agent failure is -32603.
+async fn wait_for_rest(
+    live: &LiveTask,
+    mut settled: watch::Receiver<Settled>,
+) -> Result<Arc<Task>, Error> {
+    let outcome = settled
+        .wait_for(|settled| *settled != Settled::Running)
+        .await
+        .map(|settled| settled.clone());
+    match outcome {
+        Ok(Settled::Failed(error)) => Err(error),
+        // Ended, or the runner is gone (it settles before it goes): the task as it is.
+        _ => Ok(Arc::clone(&live.state.lock().await.task)),
+    }
+}
+
+/// The task as a client asked to see it: its last `history_length` messages (`None`: all);
+/// a copy only when some are left out.
+fn trimmed(task: &Task, history_length: Option<u32>) -> Cow<'_, Task> {
+    match history_length {
+        Some(keep) if task.history.len() > keep as usize => {
+            Cow::Owned(tasks::view(task, history_length, true))
+        }
+        _ => Cow::Borrowed(task),
+    }
+}
+
+fn parse_send(
+    version: ProtocolVersion,
+    params: Option<&RawValue>,
+) -> Result<SendMessageParams, Error> {
+    match version {
+        ProtocolVersion::V0_3 => v0_3::parse_send_params(params),
+        ProtocolVersion::V1_0 => v1_0::parse_send_params(params),
+    }
+}
+
+fn parse_task_id(
+    version: ProtocolVersion,
+    params: Option<&RawValue>,
+) -> Result<a2a_core::model::TaskIdParams, Error> {
+    match version {
+        ProtocolVersion::V0_3 => v0_3::parse_task_id_params(params),
+        ProtocolVersion::V1_0 => v1_0::parse_task_id_params(params),
+    }
+}
+
+fn task_not_found(task_id: &str) -> Error {
+    Error::new(
+        Refusal::TaskNotFound,
+        format!("no task with id {task_id:?}"),
+    )
+    .with_metadata("taskId", task_id)
+}
+
+fn internal(error: &StoreError) -> Error {
+    tracing::error!(%error, "task store failed");
+    Error::new(
+        Refusal::Internal,
+        "the task store is unavailable; retry later",
+    )
+}

@@ -1,0 +1,49 @@
+//! # a2a-server
+//!
+//! Serve your own agent on A2A: implement [`Agent`], and a host does the protocol — both
+//! A2A versions, tasks, streams, the card, the error tables.
+//!
+//! - [`agent`]: the [`Agent`] trait and the [`EventSink`](agent::EventSink) it reports on.
+//! - [`engine`]: JSON-RPC in, the agent's events out as tasks and streams.
+//! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait and the in-memory store.
+//! - [`http`]: the one axum router every host serves (Lambda, container, emulator).
+//! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
+//! - [`agents`]: the built-in agents (echo, conformance).
+//!
+//! ```no_run
+//! use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
+//! use a2a_server::card::AgentCard;
+//!
+//! struct Shout;
+//!
+//! #[a2a_server::async_trait]
+//! impl Agent for Shout {
+//!     fn card(&self) -> AgentCard {
+//!         AgentCard::new("Shout", "Answers in capitals.", "1.0.0")
+//!     }
+//!
+//!     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
+//!         let text = context.message.joined_text().to_uppercase();
+//!         events.artifact_text("answer", text, false, true).await?;
+//!         Ok(())
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), a2a_server::serve::ServeError> {
+//!     a2a_server::serve(Shout).await
+//! }
+//! ```
+
+pub mod agent;
+pub mod agents;
+pub mod engine;
+pub mod health;
+pub mod http;
+pub mod serve;
+pub mod tasks;
+
+pub use a2a_core::{card, model};
+pub use agent::{Agent, IntoAgent};
+pub use async_trait::async_trait;
+pub use serve::serve;

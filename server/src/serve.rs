@@ -1,0 +1,515 @@
+//! Your agent as an AWS Bedrock AgentCore Runtime container: the shared router on
+//! `0.0.0.0:9000` (`POST /`, the card, `/ping`), the card's URL from
+//! `AGENTCORE_RUNTIME_URL`, and a graceful drain on SIGTERM.
+//!
+//! The container contract (AgentCore Developer Guide, "A2A protocol contract"): listen on
+//! port 9000 of every interface, JSON-RPC on `POST /`, the card on
+//! `GET /.well-known/agent-card.json`, health on `GET /ping`; the platform tells the
+//! container its public URL in `AGENTCORE_RUNTIME_URL`.
+//!
+//! [`serve`] reads its settings from the environment ([`ContainerConfig::from_env`]);
+//! [`Container`] sets them in code, and [`Container::bind`] starts one on a port of its own
+//! for a test:
+//!
+//! ```
+//! # async fn example() -> Result<(), a2a_server::serve::ServeError> {
+//! use a2a_server::agents::EchoAgent;
+//! use a2a_server::serve::Container;
+//!
+//! let running = Container::new(EchoAgent)
+//!     .address(([127, 0, 0, 1], 0).into())
+//!     .bind()
+//!     .await?;
+//! println!("card: {}.well-known/agent-card.json", running.url());
+//! running.shutdown().await?;
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+//! ```
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::card::CardError;
+use a2a_core::error::ErrorProfile;
+use axum::Router;
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use axum::routing::Route;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tower::{Layer, Service};
+
+use crate::agent::{Agent, IntoAgent};
+use crate::engine::{Engine, EngineConfig};
+use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
+use crate::tasks::{InMemoryTaskStore, TaskStore};
+
+/// The port AgentCore expects an A2A container on.
+pub const AGENTCORE_PORT: u16 = 9000;
+
+/// Every variable [`ContainerConfig::from_env`] reads.
+pub const VARIABLES: [&str; 8] = [
+    "A2A_HOST",
+    "PORT",
+    "A2A_PUBLIC_URL",
+    "AGENTCORE_RUNTIME_URL",
+    "A2A_ERROR_PROFILE",
+    "A2A_MAX_BODY_BYTES",
+    "A2A_SHUTDOWN_GRACE_SECONDS",
+    "A2A_LOG_FORMAT",
+];
+
+/// Why a container could not serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A variable has a value the container cannot use.
+    #[error("{name}={value:?} is not valid: {expected}")]
+    Config {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// The agent's card or the public URL is invalid.
+    #[error("agent card: {0}")]
+    Card(#[from] CardError),
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server failed while serving.
+    #[error("server error: {0}")]
+    Serve(#[from] std::io::Error),
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// Human-readable lines (the default).
+    #[default]
+    Text,
+    /// One JSON object a line (what CloudWatch reads best).
+    Json,
+}
+
+/// A container's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ContainerConfig {
+    /// Where to listen: `A2A_HOST` (default `0.0.0.0`, as AgentCore requires) and `PORT`
+    /// (default 9000; 0 picks a free port).
+    pub address: SocketAddr,
+    /// The card's URL: `A2A_PUBLIC_URL`, else `AGENTCORE_RUNTIME_URL` (a trailing slash
+    /// added), else `http://{address}/` once bound (loopback for an unspecified address).
+    pub public_url: Option<String>,
+    /// `A2A_ERROR_PROFILE`: `spec` (default) or `agentcore`.
+    pub error_profile: ErrorProfile,
+    /// `A2A_MAX_BODY_BYTES`: largest request body (default AgentCore's 100 MB).
+    pub max_body_bytes: usize,
+    /// `A2A_SHUTDOWN_GRACE_SECONDS`: how long in-flight requests get after SIGTERM
+    /// (default 10).
+    pub shutdown_grace: Duration,
+    /// `A2A_LOG_FORMAT`: `text` (default) or `json`.
+    pub log_format: LogFormat,
+}
+
+impl Default for ContainerConfig {
+    fn default() -> Self {
+        Self {
+            address: SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), AGENTCORE_PORT),
+            public_url: None,
+            error_profile: ErrorProfile::Spec,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            shutdown_grace: Duration::from_secs(10),
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+fn invalid(name: &'static str, value: &str, expected: &'static str) -> ServeError {
+    ServeError::Config {
+        name,
+        value: value.to_owned(),
+        expected,
+    }
+}
+
+impl ContainerConfig {
+    /// Reads the process environment ([`VARIABLES`]).
+    ///
+    /// # Errors
+    /// [`ServeError::Config`] for the first variable with an unusable value.
+    pub fn from_env() -> Result<Self, ServeError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads variables through `lookup`; empty values count as unset.
+    ///
+    /// ```
+    /// use a2a_server::serve::ContainerConfig;
+    ///
+    /// let config = ContainerConfig::from_lookup(|name| match name {
+    ///     "PORT" => Some("9100".to_owned()),
+    ///     "AGENTCORE_RUNTIME_URL" => Some("https://example.com/invocations".to_owned()),
+    ///     _ => None,
+    /// })
+    /// .unwrap();
+    /// assert_eq!(config.address.port(), 9100);
+    /// assert_eq!(config.public_url.as_deref(), Some("https://example.com/invocations/"));
+    /// assert!(ContainerConfig::from_lookup(|name| (name == "PORT").then(|| "x".into())).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ServeError::Config`] for the first variable with an unusable value.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ServeError> {
+        let get = |name: &str| {
+            lookup(name)
+                .map(|value| value.trim().to_owned())
+                .filter(|value| !value.is_empty())
+        };
+        let mut config = Self::default();
+        if let Some(host) = get("A2A_HOST") {
+            let ip = host
+                .parse()
+                .map_err(|_| invalid("A2A_HOST", &host, "an IP address"))?;
+            config.address.set_ip(ip);
+        }
+        if let Some(port) = get("PORT") {
+            let port = port
+                .parse()
+                .map_err(|_| invalid("PORT", &port, "a port number (0 to 65535)"))?;
+            config.address.set_port(port);
+        }
+        config.public_url = match (get("A2A_PUBLIC_URL"), get("AGENTCORE_RUNTIME_URL")) {
+            (Some(url), _) => Some(url),
+            (None, Some(url)) if url.ends_with('/') => Some(url),
+            (None, Some(url)) => Some(format!("{url}/")),
+            (None, None) => None,
+        };
+        if let Some(profile) = get("A2A_ERROR_PROFILE") {
+            config.error_profile = profile
+                .parse()
+                .map_err(|_| invalid("A2A_ERROR_PROFILE", &profile, "spec or agentcore"))?;
+        }
+        if let Some(bytes) = get("A2A_MAX_BODY_BYTES") {
+            config.max_body_bytes = bytes
+                .parse()
+                .ok()
+                .filter(|bytes| *bytes > 0)
+                .ok_or_else(|| invalid("A2A_MAX_BODY_BYTES", &bytes, "a positive number"))?;
+        }
+        if let Some(seconds) = get("A2A_SHUTDOWN_GRACE_SECONDS") {
+            config.shutdown_grace = seconds
+                .parse()
+                .map(Duration::from_secs)
+                .map_err(|_| invalid("A2A_SHUTDOWN_GRACE_SECONDS", &seconds, "whole seconds"))?;
+        }
+        config.log_format = match get("A2A_LOG_FORMAT").as_deref() {
+            None | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => return Err(invalid("A2A_LOG_FORMAT", other, "text or json")),
+        };
+        Ok(config)
+    }
+}
+
+type RouterLayer = Box<dyn FnOnce(Router) -> Router + Send>;
+
+/// An agent as an AgentCore container, configured in code.
+pub struct Container {
+    agent: Arc<dyn Agent>,
+    config: ContainerConfig,
+    store: Option<Arc<dyn TaskStore>>,
+    layers: Vec<RouterLayer>,
+}
+
+impl std::fmt::Debug for Container {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Container")
+            .field("config", &self.config)
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Container {
+    /// The agent with [`ContainerConfig::default`] (0.0.0.0:9000, tasks in memory).
+    pub fn new(agent: impl IntoAgent) -> Self {
+        Self::with_config(agent, ContainerConfig::default())
+    }
+
+    /// The agent with given settings.
+    pub fn with_config(agent: impl IntoAgent, config: ContainerConfig) -> Self {
+        Self {
+            agent: agent.into_agent(),
+            config,
+            store: None,
+            layers: Vec::new(),
+        }
+    }
+
+    /// The agent with the settings of the environment ([`ContainerConfig::from_env`]).
+    ///
+    /// # Errors
+    /// [`ServeError::Config`] for a variable with an unusable value.
+    pub fn from_env(agent: impl IntoAgent) -> Result<Self, ServeError> {
+        Ok(Self::with_config(agent, ContainerConfig::from_env()?))
+    }
+
+    /// Listens on `address` (port 0 picks a free one).
+    pub fn address(mut self, address: SocketAddr) -> Self {
+        self.config.address = address;
+        self
+    }
+
+    /// The URL the card advertises.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.config.public_url = Some(url.into());
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the process's memory.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// How A2A refusals are reported.
+    pub fn error_profile(mut self, profile: ErrorProfile) -> Self {
+        self.config.error_profile = profile;
+        self
+    }
+
+    /// Wraps the router in a tower layer of yours (auth, limits), outermost last, as
+    /// [`Router::layer`] does.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Route> + Clone + Send + Sync + 'static,
+        L::Service: Service<Request> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
+        <L::Service as Service<Request>>::Future: Send + 'static,
+    {
+        self.layers
+            .push(Box::new(move |router| router.layer(layer)));
+        self
+    }
+
+    /// The container's router for a given public URL, for calling in-process (`oneshot`).
+    ///
+    /// # Errors
+    /// [`ServeError::Card`] when the agent's card or the URL is invalid.
+    pub fn into_router(self, public_url: &str) -> Result<Router, ServeError> {
+        let (router, _) = self.build(public_url)?;
+        Ok(router)
+    }
+
+    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig), ServeError> {
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+        let engine = Engine::new(
+            self.agent,
+            store,
+            EngineConfig {
+                public_url: public_url.to_owned(),
+                error_profile: self.config.error_profile,
+                host_can_stream: true,
+                security: None,
+            },
+        )?;
+        let mut app = router(
+            Arc::new(engine),
+            RouterOptions {
+                max_body_bytes: self.config.max_body_bytes,
+            },
+        );
+        for layer in self.layers {
+            app = layer(app);
+        }
+        Ok((app, self.config))
+    }
+
+    /// Binds the address and serves in the background until [`Running::shutdown`].
+    ///
+    /// # Errors
+    /// The address cannot be bound, or the card is invalid.
+    pub async fn bind(self) -> Result<Running, ServeError> {
+        let address = self.config.address;
+        let listener = TcpListener::bind(address)
+            .await
+            .map_err(|source| ServeError::Bind { address, source })?;
+        let bound = listener.local_addr()?;
+        let public_url = self
+            .config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| local_url(bound));
+        let (app, config) = self.build(&public_url)?;
+        tracing::info!(%bound, %public_url, "container listening");
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(serve_router(listener, app, stopped, config.shutdown_grace));
+        Ok(Running {
+            address: bound,
+            url: public_url,
+            stop,
+            task,
+        })
+    }
+
+    /// Serves until SIGTERM or Ctrl-C, then gives in-flight requests and streams the
+    /// shutdown grace to finish.
+    ///
+    /// # Errors
+    /// The address cannot be bound, the card is invalid, or the server failed.
+    pub async fn serve(self) -> Result<(), ServeError> {
+        let running = self.bind().await?;
+        shutdown_signal().await;
+        running.shutdown().await
+    }
+}
+
+/// `http://{bound}/`, with loopback for an unspecified address.
+fn local_url(bound: SocketAddr) -> String {
+    let mut shown = bound;
+    if shown.ip().is_unspecified() {
+        shown.set_ip(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    }
+    format!("http://{shown}/")
+}
+
+async fn serve_router(
+    listener: TcpListener,
+    app: Router,
+    mut stopped: watch::Receiver<bool>,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let mut wait = stopped.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    });
+    tokio::select! {
+        result = server => result,
+        () = async move {
+            let _ = wait.wait_for(|stop| *stop).await;
+            tokio::time::sleep(grace).await;
+        } => {
+            tracing::warn!(seconds = grace.as_secs(), "in-flight requests did not finish in time; stopping");
+            Ok(())
+        }
+    }
+}
+
+/// A container serving in the background.
+#[derive(Debug)]
+pub struct Running {
+    address: SocketAddr,
+    url: String,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// The bound address.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The URL its card advertises (ends in `/`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Stops accepting, lets in-flight work finish (within the grace), and returns.
+    ///
+    /// # Errors
+    /// [`ServeError::Serve`] when the server had failed.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        let _ = self.stop.send(true);
+        match self.task.await {
+            Ok(result) => Ok(result?),
+            Err(join) => Err(ServeError::Serve(std::io::Error::other(join))),
+        }
+    }
+}
+
+/// Resolves on SIGTERM (how AgentCore and Lambda stop a process) or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown requested; finishing in-flight requests");
+}
+
+/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`); colours only on a
+/// terminal and without `NO_COLOR`. Leaves a subscriber already installed in place.
+pub fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colour)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+/// Serves `agent` as an AgentCore container with the environment's settings
+/// ([`ContainerConfig::from_env`]): logs initialised, `0.0.0.0:9000` unless told, until
+/// SIGTERM or Ctrl-C.
+///
+/// ```no_run
+/// #[tokio::main]
+/// async fn main() -> Result<(), a2a_server::serve::ServeError> {
+///     a2a_server::serve(a2a_server::agents::EchoAgent).await
+/// }
+/// ```
+///
+/// # Errors
+/// A variable is invalid, the port cannot be bound, the card is invalid, or the server
+/// failed; each is logged before it is returned.
+pub async fn serve(agent: impl IntoAgent) -> Result<(), ServeError> {
+    let config = ContainerConfig::from_env();
+    init_logging(
+        config
+            .as_ref()
+            .map_or(LogFormat::Text, |config| config.log_format),
+    );
+    let served = match config {
+        Ok(config) => Container::with_config(agent, config).serve().await,
+        Err(error) => Err(error),
+    };
+    if let Err(error) = &served {
+        tracing::error!(%error, "container failed");
+    }
+    served
+}

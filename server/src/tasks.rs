@@ -1,0 +1,473 @@
+//! Task storage and the task lifecycle rules.
+//!
+//! [`TaskStore`] is where tasks live between requests (in memory here; other stores, such
+//! as DynamoDB on Lambda, implement the same trait). [`apply`] is the one place that turns
+//! an agent's event into a task change, so every host follows the same rules.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::agent::AgentEvent;
+use a2a_core::model::{
+    Artifact, ListTasksParams, ListTasksResult, Task, TaskArtifactUpdateEvent, TaskState,
+    TaskStatus, TaskStatusUpdateEvent,
+};
+
+/// Default and largest page of `ListTasks` (the v1.0 specification's numbers).
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// Largest page of `ListTasks`.
+pub const MAX_PAGE_SIZE: u32 = 100;
+
+/// A store failed. The detail is logged; the caller sees -32603.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The page token was not issued by this store.
+    #[error("page token {0:?} is not valid")]
+    BadPageToken(String),
+    /// The task changed since it was read (another writer, perhaps another instance, got
+    /// there first): read it again and retry.
+    #[error("task {0} changed since it was read")]
+    Conflict(String),
+    /// The backing service failed.
+    #[error("task store failed: {0}")]
+    Backend(String),
+}
+
+/// A task as stored, with the version a conditional write must name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// The task.
+    pub task: Task,
+    /// Its version: every write makes a new one.
+    pub version: u64,
+}
+
+/// A task as stored, shared rather than copied: what [`TaskStore::get_shared`] answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedStored {
+    /// The task.
+    pub task: Arc<Task>,
+    /// Its version: every write makes a new one.
+    pub version: u64,
+}
+
+impl From<Stored> for SharedStored {
+    fn from(stored: Stored) -> Self {
+        Self {
+            task: Arc::new(stored.task),
+            version: stored.version,
+        }
+    }
+}
+
+/// Where tasks live between requests.
+///
+/// Writes are conditional, so two writers (two Lambda instances, a runner and a cancel)
+/// never lose an update: [`TaskStore::put`] names the version it read, and a store that
+/// holds another answers [`StoreError::Conflict`].
+#[async_trait::async_trait]
+pub trait TaskStore: Send + Sync + 'static {
+    /// The task with this id and its version, if any.
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError>;
+    /// Writes `task` if the stored version is `expected` (`None`: the task must not exist
+    /// yet). Returns the new version.
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError>;
+    /// One page of tasks matching the filters, newest status first.
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
+
+    /// [`TaskStore::get`], shared: a store that keeps tasks in memory answers without
+    /// copying the task. The default copies what `get` answers.
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        Ok(self.get(id).await?.map(SharedStored::from))
+    }
+
+    /// [`TaskStore::put`], shared: a store that keeps tasks in memory keeps this one
+    /// without copying it. The default writes with `put`.
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.put(task, expected).await
+    }
+}
+
+/// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
+/// ones.
+pub const DEFAULT_IN_MEMORY_CAPACITY: usize = 1_000;
+
+/// Tasks in process memory: lost on restart, not shared between processes.
+///
+/// It holds at most `capacity` tasks: past that, the oldest tasks in a terminal state are
+/// forgotten first (a get then answers -32001), so a long-running process does not grow
+/// without bound. Tasks still open are never forgotten.
+#[derive(Debug)]
+pub struct InMemoryTaskStore {
+    inner: RwLock<Tasks>,
+    capacity: usize,
+}
+
+#[derive(Debug, Default)]
+struct Tasks {
+    by_id: HashMap<Arc<str>, SharedStored>,
+    /// Ids in the order they were first saved (sharing the map's keys).
+    order: std::collections::VecDeque<Arc<str>>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InMemoryTaskStore {
+    /// An empty store holding up to [`DEFAULT_IN_MEMORY_CAPACITY`] tasks.
+    pub fn new() -> Self {
+        Self::with_capacity(DEFAULT_IN_MEMORY_CAPACITY)
+    }
+
+    /// An empty store holding up to `capacity` tasks (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            inner: RwLock::new(Tasks::default()),
+            capacity: capacity.max(1),
+        }
+    }
+}
+
+impl InMemoryTaskStore {
+    // A plain lock: no write holds it across an await, and it costs less than an async one.
+    fn read(&self) -> RwLockReadGuard<'_, Tasks> {
+        self.inner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Tasks> {
+        self.inner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Tasks {
+    /// Forgets the oldest terminal tasks until at most `capacity` remain (or none can go).
+    fn evict(&mut self, capacity: usize) {
+        let mut excess = self.by_id.len().saturating_sub(capacity);
+        let mut index = 0;
+        while excess > 0 && index < self.order.len() {
+            let terminal = self
+                .by_id
+                .get(&*self.order[index])
+                .is_none_or(|stored| stored.task.status.state.is_terminal());
+            if terminal {
+                if let Some(id) = self.order.remove(index) {
+                    self.by_id.remove(&*id);
+                }
+                excess -= 1;
+            } else {
+                index += 1;
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for InMemoryTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        Ok(self.read().by_id.get(id).map(|stored| Stored {
+            task: Task::clone(&stored.task),
+            version: stored.version,
+        }))
+    }
+
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.put_shared(&Arc::new(task.clone()), expected).await
+    }
+
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        Ok(self.read().by_id.get(id).cloned())
+    }
+
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        let mut tasks = self.write();
+        let tasks = &mut *tasks;
+        match (tasks.by_id.get_mut(task.id.as_str()), expected) {
+            (Some(stored), Some(expected)) if stored.version == expected => {
+                stored.version += 1;
+                stored.task = Arc::clone(task);
+                Ok(stored.version)
+            }
+            (None, None) => {
+                let stored = SharedStored {
+                    task: Arc::clone(task),
+                    version: 1,
+                };
+                let id: Arc<str> = Arc::from(task.id.as_str());
+                tasks.by_id.insert(Arc::clone(&id), stored);
+                tasks.order.push_back(id);
+                tasks.evict(self.capacity);
+                Ok(1)
+            }
+            _ => Err(StoreError::Conflict(task.id.clone())),
+        }
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        let tasks = self.read();
+        let mut matching: Vec<&Task> = tasks
+            .by_id
+            .values()
+            .map(|stored| &*stored.task)
+            .filter(|task| {
+                params
+                    .context_id
+                    .as_ref()
+                    .is_none_or(|context| &task.context_id == context)
+            })
+            .filter(|task| params.status.is_none_or(|state| task.status.state == state))
+            .filter(|task| {
+                params.status_timestamp_after.as_ref().is_none_or(|after| {
+                    task.status
+                        .timestamp
+                        .as_ref()
+                        .is_some_and(|at| parse_time(at) >= parse_time(after))
+                })
+            })
+            .collect();
+        matching.sort_by(|a, b| {
+            let key = |task: &Task| task.status.timestamp.as_deref().and_then(parse_time);
+            key(b).cmp(&key(a)).then_with(|| a.id.cmp(&b.id))
+        });
+        let page_size = params
+            .page_size
+            .unwrap_or(DEFAULT_PAGE_SIZE)
+            .clamp(1, MAX_PAGE_SIZE);
+        let offset = match &params.page_token {
+            None => 0,
+            Some(token) if token.is_empty() => 0,
+            Some(token) => decode_token(token)?,
+        };
+        let total = matching.len();
+        let end = offset.saturating_add(page_size as usize).min(total);
+        let page = matching
+            .get(offset.min(total)..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|task| view(task, params.history_length, params.include_artifacts))
+            .collect();
+        Ok(ListTasksResult {
+            tasks: page,
+            next_page_token: if end < total {
+                encode_token(end)
+            } else {
+                String::new()
+            },
+            page_size,
+            total_size: u32::try_from(total).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+fn encode_token(offset: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
+}
+
+fn decode_token(token: &str) -> Result<usize, StoreError> {
+    URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix("offset:")?.parse().ok())
+        .ok_or_else(|| StoreError::BadPageToken(token.to_owned()))
+}
+
+fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc3339).ok()
+}
+
+/// The current time as an RFC 3339 timestamp with milliseconds (`2026-01-02T03:04:05.678Z`).
+pub fn now_rfc3339() -> String {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339_millis(since_epoch.as_secs(), since_epoch.subsec_millis())
+}
+
+/// The UTC time `seconds` (plus `millis`) after the Unix epoch, as [`now_rfc3339`] writes
+/// it; empty past the year 9999 (RFC 3339 has four-digit years only).
+///
+/// Written by hand: this runs for every status change, and the `time` crate's calendar
+/// and formatter cost several times more.
+pub fn rfc3339_millis(seconds: u64, millis: u32) -> String {
+    let (year, month, day) = civil_date(seconds / 86_400);
+    if year > 9999 {
+        return String::new();
+    }
+    let of_day = seconds % 86_400;
+    let mut text = *b"0000-00-00T00:00:00.000Z";
+    write_digits(&mut text[0..4], year);
+    write_digits(&mut text[5..7], month);
+    write_digits(&mut text[8..10], day);
+    write_digits(&mut text[11..13], of_day / 3600);
+    write_digits(&mut text[14..16], of_day / 60 % 60);
+    write_digits(&mut text[17..19], of_day % 60);
+    write_digits(&mut text[20..23], u64::from(millis.min(999)));
+    // Only ASCII digits and separators were written.
+    std::str::from_utf8(&text).unwrap_or_default().to_owned()
+}
+
+/// Year, month (1-12) and day (1-31) of the proleptic Gregorian calendar, `days` after
+/// 1970-01-01 (the days-from-civil inverse by eras of 400 years).
+fn civil_date(days: u64) -> (u64, u64, u64) {
+    // Days since 0000-03-01, so that a leap day ends its year.
+    let days = days + 719_468;
+    let era = days / 146_097;
+    let day_of_era = days % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Writes the last `slot.len()` decimal digits of `value` into `slot`, zero-padded.
+fn write_digits(slot: &mut [u8], mut value: u64) {
+    for byte in slot.iter_mut().rev() {
+        // `value % 10` is below 10, so the cast keeps it.
+        *byte = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+}
+
+/// A copy of a task as a client asked to see it: the last `history_length` messages
+/// (`None`: all, `0`: none) and artifacts only when asked for.
+pub fn view(task: &Task, history_length: Option<u32>, include_artifacts: bool) -> Task {
+    let mut copy = task.clone();
+    trim_history(&mut copy, history_length);
+    if !include_artifacts {
+        copy.artifacts.clear();
+    }
+    copy
+}
+
+/// Keeps the last `history_length` messages (`None`: all).
+pub fn trim_history(task: &mut Task, history_length: Option<u32>) {
+    if let Some(keep) = history_length {
+        let keep = keep as usize;
+        if task.history.len() > keep {
+            task.history.drain(..task.history.len() - keep);
+        }
+    }
+}
+
+/// What applying an event to a task produced, to be broadcast to subscribers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// A status change.
+    Status(TaskStatusUpdateEvent),
+    /// An artifact change.
+    Artifact(TaskArtifactUpdateEvent),
+}
+
+/// Why an agent's event cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LifecycleError {
+    /// A direct message after the task exists.
+    #[error("the agent sent a direct message after the task started")]
+    MessageAfterTask,
+    /// Any event after a terminal state.
+    #[error("the agent sent an event after the task reached the terminal state {0:?}")]
+    AfterTerminal(TaskState),
+    /// An append to an artifact that does not exist.
+    #[error("the agent appended to unknown artifact {0:?}")]
+    UnknownArtifact(String),
+}
+
+/// Applies an agent event to a task, following the lifecycle rules: nothing changes a
+/// terminal task, appends extend an existing artifact, agent status messages join the
+/// history.
+///
+/// # Errors
+/// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
+pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleError> {
+    let artifact = match &event {
+        AgentEvent::Artifact {
+            artifact,
+            append,
+            last_chunk,
+        } => Some((artifact.clone(), *append, *last_chunk)),
+        AgentEvent::Message(_) | AgentEvent::Status { .. } => None,
+    };
+    apply_quietly(task, event)?;
+    Ok(match artifact {
+        Some((artifact, append, last_chunk)) => Applied::Artifact(TaskArtifactUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            artifact,
+            append,
+            last_chunk,
+            metadata: None,
+        }),
+        None => Applied::Status(TaskStatusUpdateEvent {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            is_final: task.status.state.ends_stream(),
+            metadata: None,
+        }),
+    })
+}
+
+/// [`apply`] without making the update event: for a change nobody follows.
+///
+/// # Errors
+/// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
+pub fn apply_quietly(task: &mut Task, event: AgentEvent) -> Result<(), LifecycleError> {
+    if task.status.state.is_terminal() {
+        return Err(LifecycleError::AfterTerminal(task.status.state));
+    }
+    match event {
+        AgentEvent::Message(_) => Err(LifecycleError::MessageAfterTask),
+        AgentEvent::Status { state, message } => {
+            if let Some(message) = &message {
+                task.history.push(message.clone());
+            }
+            task.status = TaskStatus {
+                state,
+                message,
+                timestamp: Some(now_rfc3339()),
+            };
+            Ok(())
+        }
+        AgentEvent::Artifact {
+            artifact, append, ..
+        } => merge_artifact(&mut task.artifacts, artifact, append),
+    }
+}
+
+fn merge_artifact(
+    artifacts: &mut Vec<Artifact>,
+    artifact: Artifact,
+    append: bool,
+) -> Result<(), LifecycleError> {
+    let existing = artifacts
+        .iter_mut()
+        .find(|known| known.artifact_id == artifact.artifact_id);
+    match (existing, append) {
+        (Some(known), true) => known.parts.extend(artifact.parts),
+        (None, true) => return Err(LifecycleError::UnknownArtifact(artifact.artifact_id)),
+        (Some(known), false) => *known = artifact,
+        (None, false) => artifacts.push(artifact),
+    }
+    Ok(())
+}

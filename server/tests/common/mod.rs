@@ -1,0 +1,148 @@
+//! What the engine tests share: an agent that waits for a gate, an engine over a store,
+//! a store that counts its writes, and a reader of streams.
+
+#![allow(dead_code, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use a2a_core::card::{AgentCard, Capabilities, Skill};
+use a2a_core::error::ErrorProfile;
+use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
+use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
+use futures_util::{Stream, StreamExt as _};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+/// Says it works, waits until the gate opens, then sends an artifact (`late`) and
+/// completes.
+pub struct Gated(pub Arc<Notify>);
+
+#[async_trait::async_trait]
+impl Agent for Gated {
+    fn card(&self) -> AgentCard {
+        let mut card = AgentCard::new("Gated", "Completes when told.", "1.0.0")
+            .with_skill(Skill::new("gate", "Gate", "Waits.", ["test"]));
+        card.capabilities = Capabilities {
+            streaming: true,
+            ..Capabilities::default()
+        };
+        card
+    }
+
+    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
+        events.working(None).await?;
+        self.0.notified().await;
+        events.artifact_text("out", "late", false, true).await?;
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+/// An engine for `agent` over `store`, under the spec's error profile.
+pub fn engine(agent: Arc<dyn Agent>, store: Arc<dyn TaskStore>) -> Engine {
+    Engine::new(
+        agent,
+        store,
+        EngineConfig {
+            public_url: "http://127.0.0.1:9000/".to_owned(),
+            error_profile: ErrorProfile::Spec,
+            host_can_stream: true,
+            security: None,
+        },
+    )
+    .expect("a test engine builds")
+}
+
+/// An in-memory store that counts its writes, and hands each write's number (from 1) to
+/// its hook before it writes (a test's hook may panic, say).
+pub struct CountingStore {
+    inner: InMemoryTaskStore,
+    writes: AtomicUsize,
+    hook: Box<dyn Fn(usize) + Send + Sync>,
+    /// The next read answers only once this gate opens (what it read stays as read).
+    held_read: std::sync::Mutex<Option<Arc<Notify>>>,
+}
+
+impl Default for CountingStore {
+    fn default() -> Self {
+        Self::with_hook(|_| ())
+    }
+}
+
+impl CountingStore {
+    pub fn with_hook(hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        Self {
+            inner: InMemoryTaskStore::new(),
+            writes: AtomicUsize::new(0),
+            hook: Box::new(hook),
+            held_read: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Holds the next read of a task until the returned gate opens: the reader gets the
+    /// task as it was when read, however it changed meanwhile.
+    pub fn hold_next_read(&self) -> Arc<Notify> {
+        let gate = Arc::new(Notify::new());
+        *self.held_read.lock().expect("not poisoned") = Some(Arc::clone(&gate));
+        gate
+    }
+
+    /// How many writes it was asked for.
+    pub fn writes(&self) -> usize {
+        self.writes.load(Ordering::SeqCst)
+    }
+
+    fn count(&self) {
+        (self.hook)(self.writes.fetch_add(1, Ordering::SeqCst) + 1);
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for CountingStore {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        self.inner.get(id).await
+    }
+
+    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.count();
+        self.inner.put(task, expected).await
+    }
+
+    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+        self.inner.list(params).await
+    }
+
+    async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
+        let read = self.inner.get_shared(id).await;
+        let held = self.held_read.lock().expect("not poisoned").take();
+        if let Some(gate) = held {
+            gate.notified().await;
+        }
+        read
+    }
+
+    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+        self.count();
+        self.inner.put_shared(task, expected).await
+    }
+}
+
+/// The JSON of every event left in a stream, read until it ends; each event must come
+/// within ten seconds.
+pub async fn read_rest<S, B>(events: &mut S) -> Vec<Value>
+where
+    S: Stream<Item = B> + Unpin,
+    B: AsRef<[u8]>,
+{
+    let mut read = Vec::new();
+    while let Some(event) = tokio::time::timeout(std::time::Duration::from_secs(10), events.next())
+        .await
+        .expect("the stream goes on")
+    {
+        read.push(serde_json::from_slice(event.as_ref()).expect("an event is JSON"));
+    }
+    read
+}

@@ -8,7 +8,7 @@ PORT ?= 9000
 AGENT ?= echo
 export RUSTDOCFLAGS := -D warnings
 
-.PHONY: help run build test fmt fmt-check lint doc unit interop infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
+.PHONY: help run build test fmt fmt-check lint doc unit examples interop infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -19,7 +19,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit interop infra-check ## Everything CI checks: fmt, clippy, docs, every test, official clients, infra
+test: fmt-check lint doc unit examples interop infra-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -36,6 +36,19 @@ doc: ## Build the docs, warnings denied
 unit: moto ## Run every test in the workspace (the DynamoDB tests need moto: installed first)
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
+
+# The example crates are standalone (not workspace members), as a user's crate is; they
+# share the workspace's target directory so the project's crates are built once.
+EXAMPLES := $(wildcard examples/*/Cargo.toml)
+EXAMPLES_TARGET ?= $(abspath target)
+
+examples: ## Build, lint and test every crate under examples/
+	@for manifest in $(EXAMPLES); do \
+		echo "examples: $$manifest"; \
+		$(CARGO) fmt --manifest-path $$manifest -- --check || exit 1; \
+		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) clippy --manifest-path $$manifest --all-targets -- -D warnings || exit 1; \
+		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) test --manifest-path $$manifest || exit 1; \
+	done
 
 interop: ## The official Python and JS A2A clients against the emulator
 	tests/interop/run.sh

@@ -199,6 +199,14 @@ impl AgentCard {
         self
     }
 
+    /// Says whether the agent streams (`capabilities.streaming`; off by default). A host
+    /// that cannot stream still advertises `false`.
+    #[must_use]
+    pub fn with_streaming(mut self, streaming: bool) -> Self {
+        self.capabilities.streaming = streaming;
+        self
+    }
+
     /// Checks every required field, so a broken card fails at startup rather than at run
     /// time.
     ///

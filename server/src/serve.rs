@@ -290,6 +290,18 @@ impl Container {
         self
     }
 
+    /// Largest request body accepted (default AgentCore's 100 MB).
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long in-flight requests get to finish on shutdown (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.shutdown_grace = grace;
+        self
+    }
+
     /// Wraps the router in a tower layer of yours (auth, limits), outermost last, as
     /// [`Router::layer`] does.
     pub fn layer<L>(mut self, layer: L) -> Self

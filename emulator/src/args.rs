@@ -26,7 +26,8 @@ pub struct Args {
     pub port: u16,
 
     /// Built-in agent: `echo` (echoes your text) or `conformance` (the behaviours
-    /// conformance suites drive by messageId prefix). Ignored with --upstream.
+    /// conformance suites drive by messageId prefix). Ignored with --upstream and
+    /// --agent-cmd.
     #[arg(long, env = "A2A_AGENT", default_value = "echo")]
     pub agent: BuiltIn,
 
@@ -51,6 +52,23 @@ pub struct Args {
     /// http://127.0.0.1:9001) instead of the built-in agent. Unreachable: 424/-32055.
     #[arg(long, env = "A2A_UPSTREAM")]
     pub upstream: Option<String>,
+
+    /// Run your agent as AgentCore runs its container, one process per session (AgentCore
+    /// starts a microVM per session): `sh -c COMMAND` gets PORT (a free port), A2A_HOST
+    /// (127.0.0.1), AGENTCORE_RUNTIME_URL (the public URL) and A2A_SESSION_ID, and must
+    /// serve A2A there with `GET /ping` answering 200. Until it does the session is
+    /// starting (the retryable 409/-32054); a process that exits or never listens is
+    /// 424/-32055 (RuntimeClientError) and ends its session. `/ping` saying HealthyBusy
+    /// keeps the session from idling out; it is stopped (SIGTERM, SIGKILL 5 s later) when
+    /// its session ends and when the emulator stops. Its output is logged, each line
+    /// prefixed with the session id. Example: `--agent-cmd 'python agent.py --port $PORT'`.
+    #[arg(long, env = "A2A_AGENT_CMD", value_name = "COMMAND", conflicts_with_all = ["upstream", "container_only"])]
+    pub agent_cmd: Option<String>,
+
+    /// Seconds an --agent-cmd process may take to answer `GET /ping` with 200; later, its
+    /// session's first invocation gets 424/-32055.
+    #[arg(long, env = "A2A_AGENT_STARTUP_TIMEOUT", default_value_t = 30.0)]
+    pub agent_startup_timeout: f64,
 
     /// Serve only this runtime ARN on the invocation paths; other ARNs get 404/-32051
     /// (ResourceNotFoundException). Without it, any well-formed runtime ARN is served.

@@ -1,5 +1,8 @@
 //! [`Emulator`]: the AgentCore platform front over per-session containers, configured in
 //! code (every flag of the binary is a setter), started on a port of its own.
+//!
+//! Each session's container is the agent in-process, an external A2A server, or a
+//! process of the agent command of its own.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -14,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use crate::front::container::{AgentFactory, Backend, Upstream};
 use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
+use crate::front::process::{ProcessSpec, Processes};
 use crate::front::sessions::{self, SessionPolicy, Sessions};
 use crate::front::{self, FrontConfig};
 
@@ -46,7 +50,12 @@ enum Target {
     Agent { make: AgentFactory, name: String },
     /// An external A2A server shared by every session.
     Upstream(String),
+    /// A shell command run once per session.
+    Command(String),
 }
+
+/// How long an agent process gets between SIGTERM and SIGKILL.
+const AGENT_STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// An AgentCore Runtime emulator around an agent, built like a test double: set what the
 /// test needs, [`start`](Emulator::start) it, read its [`url`](Running::url).
@@ -70,6 +79,7 @@ pub struct Emulator {
     faults: Option<FaultSpec>,
     seed: Option<u64>,
     shutdown_grace: Duration,
+    agent_startup_timeout: Duration,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -113,6 +123,19 @@ impl Emulator {
         Self::with_target(Target::Upstream(url.into()))
     }
 
+    /// An emulator that runs `command` (with `sh -c`) for each new session, as AgentCore
+    /// starts a microVM per session: the process gets `PORT` (a free loopback port),
+    /// `A2A_HOST=127.0.0.1`, `AGENTCORE_RUNTIME_URL` (the public URL) and `A2A_SESSION_ID`,
+    /// must answer `GET /ping` with 200 within the
+    /// [startup timeout](Emulator::agent_startup_timeout) and then serves A2A on that port.
+    /// Until it does the session is starting (other invocations get the retryable
+    /// 409/-32054); one that exits or never listens is 424/-32055 and ends its session. Its
+    /// output is logged line by line, prefixed with the session id; it is stopped (SIGTERM,
+    /// SIGKILL 5 s later) when its session ends and when the emulator stops.
+    pub fn command(command: impl Into<String>) -> Self {
+        Self::with_target(Target::Command(command.into()))
+    }
+
     fn with_target(target: Target) -> Self {
         Self {
             target,
@@ -130,6 +153,7 @@ impl Emulator {
             faults: None,
             seed: None,
             shutdown_grace: Duration::from_secs(10),
+            agent_startup_timeout: Duration::from_secs(30),
         }
     }
 
@@ -228,11 +252,19 @@ impl Emulator {
         self
     }
 
+    /// How long an agent command's process may take to answer `GET /ping` with 200
+    /// (default 30 s); later, its session's first invocation gets 424/-32055.
+    pub fn agent_startup_timeout(mut self, timeout: Duration) -> Self {
+        self.agent_startup_timeout = timeout;
+        self
+    }
+
     /// What runs behind the front, for the startup line.
     pub fn describe(&self) -> String {
         match &self.target {
             Target::Agent { name, .. } => format!("AgentCore front, agent: {name}"),
             Target::Upstream(url) => format!("AgentCore front, upstream: {url}"),
+            Target::Command(command) => format!("AgentCore front, agent command: {command}"),
         }
     }
 
@@ -252,7 +284,9 @@ impl Emulator {
             .clone()
             .unwrap_or_else(|| format!("http://{}/", shown(bound)));
         let grace = self.shutdown_grace;
-        let service = self.front(bound, &public_url)?;
+        let processes =
+            matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
+        let service = self.front(bound, &public_url, processes.clone())?;
         let (stop, stopped) = watch::channel(false);
         let task = tokio::spawn(async move {
             let mut wait = stopped.clone();
@@ -279,6 +313,7 @@ impl Emulator {
             public_url,
             stop,
             task: Some(task),
+            processes,
         })
     }
 
@@ -287,6 +322,7 @@ impl Emulator {
         self,
         bound: SocketAddr,
         public_url: &str,
+        processes: Option<Arc<Processes>>,
     ) -> Result<impl front::FrontService, EmulatorError> {
         if let Some(arn) = &self.runtime_arn
             && !front::is_runtime_arn(arn)
@@ -308,6 +344,26 @@ impl Emulator {
                     client,
                 }))
             }
+            Target::Command(command) => {
+                if command.trim().is_empty() {
+                    return Err(EmulatorError::Config(
+                        "the agent command is empty".to_owned(),
+                    ));
+                }
+                let client = reqwest::Client::builder()
+                    .no_proxy()
+                    .connect_timeout(Duration::from_secs(5))
+                    .build()
+                    .map_err(|error| EmulatorError::Config(format!("HTTP client: {error}")))?;
+                Backend::Process(ProcessSpec {
+                    command,
+                    startup_timeout: self.agent_startup_timeout,
+                    stop_grace: AGENT_STOP_GRACE,
+                    public_url: public_url.to_owned(),
+                    client,
+                    processes: processes.unwrap_or_default(),
+                })
+            }
             Target::Agent { make, .. } => Backend::InProcess {
                 agent: make,
                 profile: self.error_profile,
@@ -316,7 +372,7 @@ impl Emulator {
             },
         };
         // Fail at startup, not at the first invocation, if the container cannot be made.
-        let template = backend.new_container()?;
+        let template = backend.template()?;
         let sessions = Arc::new(Sessions::new(
             backend,
             SessionPolicy {
@@ -365,6 +421,8 @@ pub struct Running {
     public_url: String,
     stop: watch::Sender<bool>,
     task: Option<JoinHandle<std::io::Result<()>>>,
+    /// The agent command's processes, when there is one.
+    processes: Option<Arc<Processes>>,
 }
 
 impl Running {
@@ -394,24 +452,37 @@ impl Running {
         )
     }
 
-    /// Stops accepting, lets in-flight requests finish (within the shutdown grace).
+    /// Stops accepting, lets in-flight requests finish (within the shutdown grace), then
+    /// stops the agent command's processes and waits until they are gone.
     ///
     /// # Errors
     /// [`EmulatorError::Serve`] when the server had failed.
     pub async fn shutdown(mut self) -> Result<(), EmulatorError> {
         let _ = self.stop.send(true);
-        match self.task.take() {
+        let served = match self.task.take() {
             Some(task) => match task.await {
-                Ok(result) => Ok(result?),
+                Ok(result) => result.map_err(EmulatorError::Serve),
                 Err(join) => Err(EmulatorError::Serve(std::io::Error::other(join))),
             },
             None => Ok(()),
+        };
+        if let Some(processes) = self.processes.take() {
+            // Past SIGKILL's grace only a process that cannot be reaped is left.
+            processes
+                .stop_all_and_wait(AGENT_STOP_GRACE + Duration::from_secs(5))
+                .await;
         }
+        served
     }
 }
 
 impl Drop for Running {
+    /// Stops the server and the agent processes without waiting (SIGTERM now, SIGKILL
+    /// after the grace while the runtime lives; killed with the runtime at the latest).
     fn drop(&mut self) {
         let _ = self.stop.send(true);
+        if let Some(processes) = &self.processes {
+            processes.stop_all();
+        }
     }
 }

@@ -60,13 +60,24 @@ pub async fn run(args: Args) -> Result<(), EmulatorError> {
             .await
             .map_err(|error| EmulatorError::Config(error.to_string()));
     }
-    let mut emulator = match &args.upstream {
-        Some(url) => Emulator::upstream(url.clone()),
-        None => {
+    let startup_timeout = Duration::try_from_secs_f64(args.agent_startup_timeout)
+        .ok()
+        .filter(|timeout| !timeout.is_zero())
+        .ok_or_else(|| {
+            EmulatorError::Config(format!(
+                "--agent-startup-timeout {} is not a positive number of seconds",
+                args.agent_startup_timeout
+            ))
+        })?;
+    let mut emulator = match (&args.upstream, &args.agent_cmd) {
+        (Some(url), _) => Emulator::upstream(url.clone()),
+        (None, Some(command)) => Emulator::command(command.clone()),
+        (None, None) => {
             let agent = args.agent;
             Emulator::per_session(move || agent.agent()).agent_name(agent.to_string())
         }
     }
+    .agent_startup_timeout(startup_timeout)
     .address(address)
     .error_profile(args.error_profile)
     .max_body_bytes(args.max_body_bytes)

@@ -3,6 +3,8 @@
 # Python a2a-sdk (python/) and JS @a2a-js/sdk (js/), each on the v1.0 and v0.3 wire.
 # Then the reverse: our `a2a` CLI against echo agents built on the official SDKs'
 # servers (python/echo_server.py, js/echo_server.js; python/test_our_cli.py starts them).
+# And the Python SDK's echo agent run once per session by `a2a-emulator --agent-cmd`
+# (python/test_agent_cmd.py starts that emulator itself).
 # Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
 set -euo pipefail
 
@@ -73,6 +75,8 @@ export A2A_EMULATOR_URL="$url"
 status=0
 echo "interop: Python a2a-sdk"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_official_client.py) || status=1
+echo "interop: Python a2a-sdk agent run per session by a2a-emulator --agent-cmd"
+(cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_agent_cmd.py) || status=1
 echo "interop: JS @a2a-js/sdk"
 (cd "$here/js" && node --test) || status=1
 

@@ -1,9 +1,10 @@
 //! What runs behind the front: an agent in-process (one isolated engine per session, as
-//! AgentCore gives each session its own microVM) or an external A2A server (`--upstream`).
+//! AgentCore gives each session its own microVM), an external A2A server (`--upstream`),
+//! or the user's agent command, one process per session (`--agent-cmd`).
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use a2a_core::card::CardError;
@@ -19,6 +20,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::future::Either;
 use futures_util::{FutureExt as _, TryStreamExt as _};
 use tower::ServiceExt as _;
+
+use super::process::{AgentProcess, ProcessSpec};
 
 /// How the front reaches a container, and how it makes one for a new session.
 #[derive(Clone)]
@@ -36,12 +39,15 @@ pub enum Backend {
     },
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),
+    /// The user's agent command, one process per session.
+    Process(ProcessSpec),
 }
 
 /// Makes the agent of a new session: the same shared agent each time, or a new one.
 pub type AgentFactory = Arc<dyn Fn() -> Arc<dyn Agent> + Send + Sync>;
 
 /// An external A2A server.
+#[derive(Debug)]
 pub struct Upstream {
     /// Its base URL, without a trailing slash.
     pub base: String,
@@ -61,6 +67,27 @@ pub enum Container {
     },
     /// The external server.
     Upstream(Arc<Upstream>),
+    /// An agent process of its own.
+    Process(Arc<LazyProcess>),
+}
+
+/// An agent process started when first needed: at once for a session, at the first card
+/// fetched for the container outside any session (so that fetching no card starts none).
+pub struct LazyProcess {
+    spec: ProcessSpec,
+    /// The session id (for `A2A_SESSION_ID`), none outside any session.
+    session: Option<String>,
+    process: OnceLock<AgentProcess>,
+}
+
+impl LazyProcess {
+    /// The process, started now if it was not yet.
+    fn get(&self) -> &AgentProcess {
+        self.process.get_or_init(|| {
+            let label = self.session.as_deref().unwrap_or("card");
+            AgentProcess::start(&self.spec, label, self.session.as_deref())
+        })
+    }
 }
 
 /// The container could not answer: AgentCore's RuntimeClientError (424).
@@ -75,11 +102,29 @@ pub enum RuntimeFailure {
 }
 
 impl Backend {
-    /// A fresh container for a new session.
+    /// A fresh container for the new session `session`; an agent command's process starts
+    /// now.
     ///
     /// # Errors
     /// The agent's card or URL is invalid.
-    pub fn new_container(&self) -> Result<Container, CardError> {
+    pub fn new_container(&self, session: &str) -> Result<Container, CardError> {
+        let container = self.container(Some(session))?;
+        if let Container::Process(process) = &container {
+            process.get();
+        }
+        Ok(container)
+    }
+
+    /// A container outside any session, for cards; an agent command's process starts at
+    /// the first card fetched.
+    ///
+    /// # Errors
+    /// The agent's card or URL is invalid.
+    pub fn template(&self) -> Result<Container, CardError> {
+        self.container(None)
+    }
+
+    fn container(&self, session: Option<&str>) -> Result<Container, CardError> {
         match self {
             Self::InProcess {
                 agent,
@@ -106,6 +151,11 @@ impl Backend {
                 Ok(Container::InProcess { engine, router })
             }
             Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),
+            Self::Process(spec) => Ok(Container::Process(Arc::new(LazyProcess {
+                spec: spec.clone(),
+                session: session.map(str::to_owned),
+                process: OnceLock::new(),
+            }))),
         }
     }
 }
@@ -124,6 +174,41 @@ impl Container {
         match self {
             Self::InProcess { engine, .. } => engine.running_tasks() > 0,
             Self::Upstream(_) => false,
+            Self::Process(process) => process.process.get().is_some_and(AgentProcess::busy),
+        }
+    }
+
+    /// True while the container's process starts: its `/ping` has not answered 200 yet.
+    pub fn starting(&self) -> bool {
+        match self {
+            Self::Process(process) => process.process.get().is_some_and(AgentProcess::starting),
+            Self::InProcess { .. } | Self::Upstream(_) => false,
+        }
+    }
+
+    /// True once the container's process can take no more calls (it exited, never
+    /// listened, or was stopped): its session is over.
+    pub fn ended(&self) -> bool {
+        match self {
+            Self::Process(process) => process.process.get().is_some_and(AgentProcess::failed),
+            Self::InProcess { .. } | Self::Upstream(_) => false,
+        }
+    }
+
+    /// Stops the container's process (SIGTERM, SIGKILL after a grace), if it has one.
+    pub fn stop(&self) {
+        if let Self::Process(process) = self
+            && let Some(process) = process.process.get()
+        {
+            process.stop();
+        }
+    }
+
+    /// True once nothing of the container runs any more: its process (if any) is gone.
+    pub fn stopped(&self) -> bool {
+        match self {
+            Self::Process(process) => process.process.get().is_none_or(AgentProcess::gone),
+            Self::InProcess { .. } | Self::Upstream(_) => true,
         }
     }
 
@@ -139,7 +224,7 @@ impl Container {
             Self::InProcess { engine, .. } => {
                 serde_json::to_vec(&engine.card().render_hybrid(url)).ok()
             }
-            Self::Upstream(_) => None,
+            Self::Upstream(_) | Self::Process(_) => None,
         }
     }
 
@@ -169,6 +254,16 @@ impl Container {
                 let upstream = Arc::clone(upstream);
                 let answer: Pin<Box<dyn Future<Output = _> + Send>> =
                     Box::pin(async move { upstream.call(method, &target, headers, body).await });
+                Either::Right(answer)
+            }
+            Self::Process(process) => {
+                let process = Arc::clone(process);
+                let answer: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(async move {
+                    // The process's first call waits for it to listen (bounded by its
+                    // startup timeout); a process that failed is AgentCore's 424.
+                    let upstream = process.get().ready().await?;
+                    upstream.call(method, &target, headers, body).await
+                });
                 Either::Right(answer)
             }
         };

@@ -13,6 +13,7 @@ pub mod container;
 mod errors;
 mod invoke;
 pub mod limits;
+pub mod process;
 mod routes;
 mod session_name;
 pub mod sessions;

@@ -5,6 +5,11 @@
 //! invocation waits; others get the retryable 409), and *stopping* for as long again after
 //! it ends. With `--exclusive-sessions`, a second invocation while one is in flight gets
 //! the retryable 409 too.
+//!
+//! With an agent command (`--agent-cmd`) a session is also starting until its process's
+//! `/ping` first answers 200, and stopping until its process has exited; a session whose
+//! process exited or never listened is over (the next invocation starts a new one), and a
+//! session whose process says `HealthyBusy` is in use.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -59,12 +64,17 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         let session = &self.session;
         session.in_flight.fetch_sub(1, Ordering::AcqRel);
-        let used = u64::try_from(session.created.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        session.last_used.store(used, Ordering::Release);
+        session.touch();
     }
 }
 
 impl Session {
+    /// Marks the session used now.
+    fn touch(&self) {
+        let used = u64::try_from(self.created.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last_used.store(used, Ordering::Release);
+    }
+
     /// When its last invocation ended (when it was made, before any).
     fn last_used(&self) -> Instant {
         self.created + Duration::from_nanos(self.last_used.load(Ordering::Acquire))
@@ -73,7 +83,24 @@ impl Session {
 
 enum Slot {
     Live(Arc<Session>),
-    Stopping(Instant),
+    /// Ended: stopping until `until` and until its container has stopped.
+    Stopping {
+        until: Instant,
+        container: Container,
+    },
+}
+
+impl Slot {
+    /// Ends a live session: its container is stopped, the slot stops for `startup`.
+    fn end(&mut self, now: Instant, startup: Duration) {
+        if let Self::Live(session) = self {
+            session.container.stop();
+            *self = Self::Stopping {
+                until: now + startup,
+                container: session.container.clone(),
+            };
+        }
+    }
 }
 
 /// Every session of the emulator.
@@ -125,20 +152,24 @@ impl Sessions {
         // would fall before its `ready_at` and refuse a ready session as "starting".
         let now = Instant::now();
         if let Some(slot) = slots.get_mut(id) {
-            if let Slot::Live(session) = slot
-                && now.duration_since(session.created) >= self.policy.max_lifetime
-            {
-                // At its lifetime the session stops, for as long as a start takes (no time
-                // at all with the default --session-startup-ms 0).
-                tracing::info!(session_id = id, "session ended (lifetime)");
-                *slot = Slot::Stopping(now + startup);
+            if let Slot::Live(session) = slot {
+                if now.duration_since(session.created) >= self.policy.max_lifetime {
+                    // At its lifetime the session stops, for as long as a start takes (no
+                    // time at all with the default --session-startup-ms 0) and until its
+                    // process is gone.
+                    tracing::info!(session_id = id, "session ended (lifetime)");
+                    slot.end(now, startup);
+                } else if session.container.ended() {
+                    tracing::info!(session_id = id, "session ended (its agent process ended)");
+                    slot.end(now, startup);
+                }
             }
             match slot {
-                Slot::Stopping(until) if now < *until => {
+                Slot::Stopping { until, container } if now < *until || !container.stopped() => {
                     return Err(Unavailable::Busy(id.to_owned(), "stopping"));
                 }
                 Slot::Live(session) => {
-                    if invocation && now < session.ready_at {
+                    if invocation && (now < session.ready_at || session.container.starting()) {
                         return Err(Unavailable::Busy(id.to_owned(), "starting"));
                     }
                     if invocation
@@ -153,11 +184,11 @@ impl Sessions {
                     return Ok((Arc::clone(session), Duration::ZERO));
                 }
                 // Stopped: a new session starts in its place.
-                Slot::Stopping(_) => {}
+                Slot::Stopping { .. } => {}
             }
         }
         let session = Arc::new(Session {
-            container: self.backend.new_container()?,
+            container: self.backend.new_container(id)?,
             created: now,
             ready_at: now + startup,
             last_used: AtomicU64::new(0),
@@ -174,17 +205,23 @@ impl Sessions {
         let mut slots = self.lock();
         let mut ended = 0;
         slots.retain(|id, slot| match slot {
-            Slot::Stopping(until) => now < *until,
+            Slot::Stopping { until, container } => now < *until || !container.stopped(),
             Slot::Live(session) => {
+                let busy = session.container.busy();
+                if busy {
+                    // An agent at work is in use: its idle time starts when it is done.
+                    session.touch();
+                }
                 let idle = session.in_flight.load(Ordering::Acquire) == 0
-                    && !session.container.busy()
+                    && !busy
                     && now.saturating_duration_since(session.last_used())
                         >= self.policy.idle_timeout;
                 let expired = now.duration_since(session.created) >= self.policy.max_lifetime;
-                if idle || expired {
-                    tracing::info!(session_id = id, idle, expired, "session ended");
+                let failed = session.container.ended();
+                if idle || expired || failed {
+                    tracing::info!(session_id = id, idle, expired, failed, "session ended");
                     ended += 1;
-                    *slot = Slot::Stopping(now + self.policy.startup);
+                    slot.end(now, self.policy.startup);
                 }
                 true
             }

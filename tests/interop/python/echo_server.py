@@ -9,7 +9,8 @@ both interfaces; the SDK adds the v0.3 top-level fields (url, protocolVersion,
 preferredTransport) from the v0.3 one. Prints `listening on http://127.0.0.1:PORT/`
 once the socket is bound and the app started, then `rpc METHOD A2A-VERSION` for each
 JSON-RPC request as it arrives (`-` when the header is missing), so a test can see
-which wire its client spoke.
+which wire its client spoke. `GET /ping` answers `{"status": "Healthy"}`, as an
+AgentCore container's health check does (a2a-emulator --agent-cmd waits for it).
 
 Every message becomes a task: working -> artifact `echo` with the user's text ->
 completed (a streaming client sees each event, a blocking one the completed task).
@@ -23,6 +24,7 @@ import uvicorn
 
 from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from a2a.helpers import new_text_part
@@ -102,8 +104,15 @@ async def main(port: int) -> None:
         print('rpc', method, request.headers.get('A2A-Version', '-'), flush=True)
         return await rpc.endpoint(request)
 
+    async def ping(request: Request):
+        return JSONResponse({'status': 'Healthy'})
+
     app = Starlette(
-        routes=[*create_agent_card_routes(card), Route('/', logged_rpc, methods=['POST'])]
+        routes=[
+            *create_agent_card_routes(card),
+            Route('/', logged_rpc, methods=['POST']),
+            Route('/ping', ping, methods=['GET']),
+        ]
     )
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning'))
     serving = asyncio.create_task(server.serve(sockets=[sock]))

@@ -1,0 +1,585 @@
+//! `--agent-cmd`: the user's agent as a process of its own per session, as AgentCore starts
+//! one microVM per session.
+//!
+//! A session's process runs `sh -c COMMAND` in a process group of its own, told where to
+//! listen (`PORT`, `A2A_HOST`), its public URL (`AGENTCORE_RUNTIME_URL`) and its session
+//! (`A2A_SESSION_ID`). A supervisor task owns it: it waits for `GET /ping` to answer 200
+//! (the session is *starting* until then), then asks `/ping` every second whether the agent
+//! is `HealthyBusy`, and on stop sends the group SIGTERM, then SIGKILL after a grace. Each
+//! line the process prints is logged, prefixed with the session id. Calls reach it as an
+//! [`Upstream`] at `http://127.0.0.1:PORT`.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::container::{RuntimeFailure, Upstream};
+
+/// How often a ready process's `/ping` is asked whether it is busy.
+const BUSY_POLL: Duration = Duration::from_secs(1);
+/// How long one `/ping` may take.
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+/// The first pause between two readiness pings; it doubles up to [`READY_POLL_MAX`].
+const READY_POLL_MIN: Duration = Duration::from_millis(20);
+/// The longest pause between two readiness pings.
+const READY_POLL_MAX: Duration = Duration::from_millis(250);
+/// How often a stopping process group is checked for members left.
+const GROUP_POLL: Duration = Duration::from_millis(20);
+
+/// How agent processes are started and stopped.
+#[derive(Clone)]
+pub struct ProcessSpec {
+    /// The shell command, run with `sh -c`.
+    pub command: String,
+    /// How long a process may take to answer `GET /ping` with 200.
+    pub startup_timeout: Duration,
+    /// How long a process gets between SIGTERM and SIGKILL.
+    pub stop_grace: Duration,
+    /// The emulator's public URL, the process's `AGENTCORE_RUNTIME_URL`.
+    pub public_url: String,
+    /// The HTTP client calls to the processes use.
+    pub client: reqwest::Client,
+    /// Every process started, for stopping them all.
+    pub processes: Arc<Processes>,
+}
+
+/// Where a process is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// Started; `/ping` has not answered 200 yet.
+    Starting,
+    /// Its `/ping` answered 200: it takes calls.
+    Ready,
+    /// It cannot take calls (exited, never listened, stopped) and is being stopped.
+    Failed(String),
+    /// It has exited and its process group is empty.
+    Gone(String),
+}
+
+impl Phase {
+    /// Why it takes no calls, once it is failed or gone.
+    fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Starting | Self::Ready => None,
+            Self::Failed(reason) | Self::Gone(reason) => Some(reason),
+        }
+    }
+}
+
+/// Every agent process of an emulator: one signal stops them all.
+#[derive(Debug)]
+pub struct Processes {
+    stop_all: watch::Sender<bool>,
+    phases: Mutex<Vec<watch::Receiver<Phase>>>,
+}
+
+impl Default for Processes {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Processes {
+    /// No process yet.
+    pub fn new() -> Self {
+        Self {
+            stop_all: watch::Sender::new(false),
+            phases: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Stops every process without waiting (SIGTERM now, SIGKILL after the grace); a
+    /// process started afterwards is stopped at once.
+    pub fn stop_all(&self) {
+        self.stop_all.send_replace(true);
+    }
+
+    /// Stops every process and waits until each is gone, for at most `limit`.
+    pub async fn stop_all_and_wait(&self, limit: Duration) {
+        self.stop_all();
+        let phases = std::mem::take(&mut *self.lock());
+        let all_gone = futures_util::future::join_all(phases.into_iter().map(|mut phase| {
+            async move {
+                // A closed channel: the supervisor is gone, and its process with it.
+                let _ = phase
+                    .wait_for(|phase| matches!(phase, Phase::Gone(_)))
+                    .await;
+            }
+        }));
+        if tokio::time::timeout(limit, all_gone).await.is_err() {
+            tracing::warn!(?limit, "agent processes still running after the stop");
+        }
+    }
+
+    fn track(&self, phase: watch::Receiver<Phase>) {
+        let mut phases = self.lock();
+        phases.retain(|phase| !matches!(*phase.borrow(), Phase::Gone(_)));
+        phases.push(phase);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<watch::Receiver<Phase>>> {
+        self.phases.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One agent process, as its session sees it. Dropping it stops the process.
+pub struct AgentProcess {
+    /// The session it serves, for logs.
+    label: String,
+    /// How calls reach it.
+    upstream: Arc<Upstream>,
+    phase: watch::Receiver<Phase>,
+    busy: Arc<AtomicBool>,
+    stop: watch::Sender<bool>,
+    /// The `sh` that runs the command, leader of the process group.
+    pid: Option<u32>,
+}
+
+impl std::fmt::Debug for AgentProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentProcess")
+            .field("session", &self.label)
+            .field("base", &self.upstream.base)
+            .field("pid", &self.pid)
+            .field("phase", &*self.phase.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentProcess {
+    /// Starts the command for session `label` (`session`: its id, for `A2A_SESSION_ID`;
+    /// none for a process outside any session). A command that cannot be started gives a
+    /// process that has failed, so the session's first call answers AgentCore's 424.
+    pub fn start(spec: &ProcessSpec, label: &str, session: Option<&str>) -> Self {
+        let (phase_tx, phase) = watch::channel(Phase::Starting);
+        let (stop, stop_rx) = watch::channel(false);
+        let busy = Arc::new(AtomicBool::new(false));
+        let port = free_port().unwrap_or(0);
+        let upstream = Arc::new(Upstream {
+            base: format!("http://127.0.0.1:{port}"),
+            client: spec.client.clone(),
+        });
+        let spawned = if port == 0 {
+            Err(std::io::Error::other("no free port for the agent"))
+        } else {
+            command(spec, port, session).spawn()
+        };
+        let pid = match spawned {
+            Ok(mut child) => {
+                let pid = child.id();
+                tracing::info!(session_id = label, pid, port, command = %spec.command, "agent process started");
+                if let Some(out) = child.stdout.take() {
+                    tokio::spawn(log_lines(out, label.to_owned(), "stdout"));
+                }
+                if let Some(err) = child.stderr.take() {
+                    tokio::spawn(log_lines(err, label.to_owned(), "stderr"));
+                }
+                let supervisor = Supervisor {
+                    label: label.to_owned(),
+                    upstream: Arc::clone(&upstream),
+                    phase: phase_tx,
+                    busy: Arc::clone(&busy),
+                    startup_timeout: spec.startup_timeout,
+                    grace: spec.stop_grace,
+                };
+                tokio::spawn(supervisor.run(child, stop_rx, spec.processes.stop_all.subscribe()));
+                pid
+            }
+            Err(error) => {
+                let reason = format!("cannot run `sh -c {:?}`: {error}", spec.command);
+                tracing::warn!(session_id = label, reason, "agent process not started");
+                phase_tx.send_replace(Phase::Gone(reason));
+                None
+            }
+        };
+        spec.processes.track(phase.clone());
+        Self {
+            label: label.to_owned(),
+            upstream,
+            phase,
+            busy,
+            stop,
+            pid,
+        }
+    }
+
+    /// True until its `/ping` first answers 200 (or it fails).
+    pub fn starting(&self) -> bool {
+        matches!(*self.phase.borrow(), Phase::Starting)
+    }
+
+    /// True once it can take no more calls: exited, never listened, or stopped.
+    pub fn failed(&self) -> bool {
+        self.phase.borrow().reason().is_some()
+    }
+
+    /// True once it has exited and its process group is empty.
+    pub fn gone(&self) -> bool {
+        matches!(*self.phase.borrow(), Phase::Gone(_))
+    }
+
+    /// True while its last `/ping` said `HealthyBusy`.
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::Acquire)
+    }
+
+    /// Stops it: SIGTERM to its group now, SIGKILL after the grace.
+    pub fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// Waits until it is ready (bounded by the startup timeout, which the supervisor
+    /// enforces), then gives the upstream that reaches it.
+    ///
+    /// # Errors
+    /// [`RuntimeFailure::Unreachable`] when it failed to start or has ended.
+    pub async fn ready(&self) -> Result<Arc<Upstream>, RuntimeFailure> {
+        let mut phase = self.phase.clone();
+        let settled = phase
+            .wait_for(|phase| !matches!(phase, Phase::Starting))
+            .await
+            .map(|phase| phase.reason().map(str::to_owned));
+        match settled {
+            Ok(None) => Ok(Arc::clone(&self.upstream)),
+            Ok(Some(reason)) => Err(RuntimeFailure::Unreachable(format!(
+                "the agent process of session {}: {reason}",
+                self.label
+            ))),
+            Err(_) => Err(RuntimeFailure::Unreachable(format!(
+                "the agent process of session {} is gone",
+                self.label
+            ))),
+        }
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A loopback port free now, for the process to bind.
+fn free_port() -> Option<u16> {
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).ok()?;
+    listener.local_addr().ok().map(|address| address.port())
+}
+
+/// `sh -c COMMAND` with the container's environment, in a process group of its own (so
+/// one signal reaches whatever the shell starts), killed if its supervisor is dropped.
+fn command(spec: &ProcessSpec, port: u16, session: Option<&str>) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(&spec.command)
+        .env("PORT", port.to_string())
+        .env("A2A_HOST", "127.0.0.1")
+        .env("AGENTCORE_RUNTIME_URL", &spec.public_url)
+        // The emulator's own settings are not the agent's: it listens where PORT says.
+        .env_remove("A2A_PORT")
+        .env_remove("A2A_PUBLIC_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    match session {
+        Some(session) => command.env("A2A_SESSION_ID", session),
+        None => command.env_remove("A2A_SESSION_ID"),
+    };
+    command
+}
+
+/// Logs each line of `output`, prefixed with the session.
+async fn log_lines(output: impl AsyncRead + Unpin, label: String, stream: &'static str) {
+    let mut lines = BufReader::new(output).split(b'\n');
+    while let Ok(Some(line)) = lines.next_segment().await {
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim_end_matches('\r');
+        tracing::info!(target: "a2a_emulator::agent", session_id = label, stream, "[{label}] {line}");
+    }
+}
+
+/// Owns one process: its startup, its busy state, its stop.
+struct Supervisor {
+    label: String,
+    upstream: Arc<Upstream>,
+    phase: watch::Sender<Phase>,
+    busy: Arc<AtomicBool>,
+    startup_timeout: Duration,
+    grace: Duration,
+}
+
+/// Why a process is being ended.
+enum End {
+    /// It exited by itself.
+    Exited(String),
+    /// The emulator ends it.
+    Stopped(String),
+}
+
+impl Supervisor {
+    async fn run(
+        self,
+        mut child: Child,
+        stop: watch::Receiver<bool>,
+        stop_all: watch::Receiver<bool>,
+    ) {
+        let group = child
+            .id()
+            .and_then(|pid| i32::try_from(pid).ok())
+            .map(Pid::from_raw);
+        let stopped = stop_requested(stop, stop_all);
+        tokio::pin!(stopped);
+        let end = tokio::select! {
+            biased;
+            () = &mut stopped => End::Stopped("stopped while starting".to_owned()),
+            status = child.wait() => End::Exited(exit_reason(status, "while starting")),
+            ready = self.wait_ready() => match ready {
+                Ok(()) => {
+                    tracing::info!(session_id = self.label, "agent process ready");
+                    self.phase.send_replace(Phase::Ready);
+                    self.serve(&mut child, &mut stopped).await
+                }
+                Err(reason) => End::Stopped(reason),
+            },
+        };
+        let reason = match end {
+            End::Exited(reason) => {
+                tracing::warn!(session_id = self.label, reason, "agent process ended");
+                reason
+            }
+            End::Stopped(reason) => {
+                tracing::info!(
+                    session_id = self.label,
+                    reason,
+                    "stopping the agent process"
+                );
+                reason
+            }
+        };
+        self.busy.store(false, Ordering::Release);
+        self.phase.send_replace(Phase::Failed(reason.clone()));
+        terminate(&mut child, group, self.grace).await;
+        tracing::info!(session_id = self.label, "agent process gone");
+        self.phase.send_replace(Phase::Gone(reason));
+    }
+
+    /// Pings until `/ping` answers 200, for at most the startup timeout.
+    async fn wait_ready(&self) -> Result<(), String> {
+        let timeout = self.startup_timeout;
+        let pinged = tokio::time::timeout(timeout, async {
+            let mut pause = READY_POLL_MIN;
+            while self.ping().await.is_none() {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(READY_POLL_MAX);
+            }
+        });
+        pinged
+            .await
+            .map_err(|_| format!("its /ping did not answer 200 within {timeout:?}"))
+    }
+
+    /// While ready: records whether `/ping` says busy, until it exits or is stopped.
+    async fn serve(
+        &self,
+        child: &mut Child,
+        stopped: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
+    ) -> End {
+        let mut tick = tokio::time::interval_at(Instant::now() + BUSY_POLL, BUSY_POLL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                biased;
+                () = stopped.as_mut() => return End::Stopped("stopped".to_owned()),
+                status = child.wait() => return End::Exited(exit_reason(status, "")),
+                _ = tick.tick() => {
+                    let busy = self.ping().await.is_some_and(|status| status == "HealthyBusy");
+                    self.busy.store(busy, Ordering::Release);
+                }
+            }
+        }
+    }
+
+    /// The `status` of a `/ping` that answered 200 (empty when its body has none).
+    async fn ping(&self) -> Option<String> {
+        let answer = self
+            .upstream
+            .client
+            .get(format!("{}/ping", self.upstream.base))
+            .timeout(PING_TIMEOUT)
+            .send()
+            .await
+            .ok()?;
+        if answer.status() != reqwest::StatusCode::OK {
+            return None;
+        }
+        let body = answer.bytes().await.ok()?;
+        let status = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|json| json.get("status")?.as_str().map(str::to_owned));
+        Some(status.unwrap_or_default())
+    }
+}
+
+/// Resolves once either stop signal says stop (or its sender is gone: the session's
+/// process handle or the emulator was dropped).
+async fn stop_requested(mut stop: watch::Receiver<bool>, mut stop_all: watch::Receiver<bool>) {
+    tokio::select! {
+        _ = stop.wait_for(|stop| *stop) => {}
+        _ = stop_all.wait_for(|stop| *stop) => {}
+    }
+}
+
+fn exit_reason(status: std::io::Result<std::process::ExitStatus>, when: &str) -> String {
+    let when = if when.is_empty() {
+        String::new()
+    } else {
+        format!(" {when}")
+    };
+    match status {
+        Ok(status) => format!("it exited{when} ({status})"),
+        Err(error) => format!("waiting for it failed{when}: {error}"),
+    }
+}
+
+/// Ends the process and its group: SIGTERM, then SIGKILL for whatever is left after
+/// `grace`. Returns once the shell is reaped and the group is empty (or killed).
+async fn terminate(child: &mut Child, group: Option<Pid>, grace: Duration) {
+    let deadline = Instant::now() + grace;
+    if let Some(group) = group {
+        signal_group(group, Signal::SIGTERM);
+    }
+    let exited = tokio::time::timeout_at(deadline, child.wait())
+        .await
+        .is_ok();
+    let emptied = match group {
+        Some(group) => group_emptied(group, deadline).await,
+        None => true,
+    };
+    if exited && emptied {
+        return;
+    }
+    if let Some(group) = group {
+        signal_group(group, Signal::SIGKILL);
+    }
+    // The shell itself, when its group could not be signalled.
+    let _ = child.kill().await;
+}
+
+/// Polls until no process is left in `group`, or `deadline`; true if it emptied.
+async fn group_emptied(group: Pid, deadline: Instant) -> bool {
+    loop {
+        if killpg(group, None) == Err(Errno::ESRCH) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(GROUP_POLL).await;
+    }
+}
+
+fn signal_group(group: Pid, signal: Signal) {
+    match killpg(group, signal) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(error) => tracing::warn!(%group, ?signal, %error, "cannot signal the agent process"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn spec(command: &str, startup: Duration) -> ProcessSpec {
+        ProcessSpec {
+            command: command.to_owned(),
+            startup_timeout: startup,
+            stop_grace: Duration::from_secs(5),
+            public_url: "http://127.0.0.1:9/".to_owned(),
+            client: reqwest::Client::new(),
+            processes: Arc::new(Processes::new()),
+        }
+    }
+
+    fn alive(pid: u32) -> bool {
+        killpg(Pid::from_raw(i32::try_from(pid).unwrap()), None).is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_command_that_exits_fails_its_first_call() {
+        let spec = spec("exit 3", Duration::from_secs(30));
+        let process = AgentProcess::start(&spec, "s-exit", Some("s-exit"));
+        let failure = process.ready().await.unwrap_err().to_string();
+        assert!(failure.contains("exit status: 3"), "{failure}");
+        assert!(process.failed());
+    }
+
+    #[tokio::test]
+    async fn a_command_that_never_listens_fails_after_the_startup_timeout() {
+        let spec = spec("exec sleep 30", Duration::from_millis(300));
+        let process = AgentProcess::start(&spec, "s-deaf", None);
+        let pid = process.pid.unwrap();
+        let failure = process.ready().await.unwrap_err().to_string();
+        assert!(failure.contains("did not answer 200 within"), "{failure}");
+        // The supervisor stops it: SIGTERM ends `sleep`.
+        spec.processes
+            .stop_all_and_wait(Duration::from_secs(10))
+            .await;
+        assert!(process.gone());
+        assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn a_process_that_ignores_sigterm_is_killed_after_the_grace() {
+        let mut spec = spec(
+            "trap '' TERM; while :; do sleep 0.05; done",
+            Duration::from_secs(30),
+        );
+        spec.stop_grace = Duration::from_millis(200);
+        let process = AgentProcess::start(&spec, "s-stubborn", None);
+        let pid = process.pid.unwrap();
+        assert!(alive(pid));
+        process.stop();
+        spec.processes
+            .stop_all_and_wait(Duration::from_secs(10))
+            .await;
+        assert!(process.gone());
+        assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn the_environment_names_the_port_host_url_and_session() {
+        let dir = std::env::temp_dir().join(format!("a2a-emulator-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("env");
+        let spec = spec(
+            &format!(
+                "echo \"$PORT $A2A_HOST $AGENTCORE_RUNTIME_URL $A2A_SESSION_ID\" > '{}'",
+                file.display()
+            ),
+            Duration::from_secs(30),
+        );
+        let process = AgentProcess::start(&spec, "s-env", Some("s-env-id"));
+        assert!(process.ready().await.is_err());
+        let written = std::fs::read_to_string(&file).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let port = process.upstream.base.rsplit(':').next().unwrap();
+        assert_eq!(
+            written.trim(),
+            format!("{port} 127.0.0.1 http://127.0.0.1:9/ s-env-id")
+        );
+    }
+}

@@ -40,7 +40,9 @@ pub async fn run(args: Args) -> Result<(), EmulatorError> {
     if args.container_only {
         let mut container = Container::new(args.agent.agent())
             .address(address)
-            .error_profile(args.error_profile);
+            .error_profile(args.error_profile)
+            .max_body_bytes(args.max_body_bytes)
+            .shutdown_grace(grace);
         if let Some(url) = public_url(&args) {
             container = container.public_url(url);
         }

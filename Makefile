@@ -33,7 +33,7 @@ lint: ## Clippy on every target, warnings denied
 doc: ## Build the docs, warnings denied
 	$(CARGO) doc --workspace --no-deps
 
-unit: moto ## Run every test in the workspace (the DynamoDB tests need moto: installed first)
+unit: moto $(CARGO_LAMBDA) ## Run every test in the workspace (the DynamoDB tests need moto, the watch test cargo-lambda: installed first)
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

@@ -3,7 +3,8 @@
 //! - **Stage prefix**: API Gateway puts a named stage in the path (`/prod/…`); it is
 //!   removed, so routes match with and without it.
 //! - **Card URL**: without `A2A_PUBLIC_URL`, the card advertises the URL the request came
-//!   to: its host, and the stage when there is one.
+//!   to: its scheme, its host, and the path prefix the function is served under (the
+//!   stage, or `cargo lambda watch`'s `/lambda-url/{function}`).
 //! - **API key**: with `A2A_AUTH=api-key`, JSON-RPC requests need `X-API-Key`; the card
 //!   and `/ping` stay public (discovery and health).
 
@@ -78,13 +79,35 @@ fn stage<B>(request: &Request<B>) -> Option<String> {
     (!stage.is_empty() && stage != "$default").then_some(stage)
 }
 
+/// The function `cargo lambda watch` invoked, when the request is one of its local
+/// Function URL events.
+///
+/// `cargo lambda watch` serves each function under `/lambda-url/{function}/` (and the
+/// only or default one, named `_`, at `/` too) and turns a request into an HTTP API v2
+/// event whose `rawPath` and `requestContext.http.path` have that prefix removed; the
+/// function name is only in `requestContext.domainPrefix`, next to
+/// `requestContext.domainName` `localhost` and `requestContext.http.protocol` `http`
+/// (AWS sends the Function URL's host and `HTTP/1.1` there). It sends no
+/// `X-Forwarded-*` headers. Sources: cargo-lambda's
+/// `crates/cargo-lambda-watch/src/trigger_router.rs` (`furls_handler`), and the events
+/// cargo-lambda 1.9.2 sent (`tests/fixtures/cargo_lambda_watch_*.json`); AWS's shape:
+/// <https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads>.
+fn cargo_lambda_function<B>(request: &Request<B>) -> Option<String> {
+    let RequestContext::ApiGatewayV2(context) = request.request_context_ref()? else {
+        return None;
+    };
+    let local = context.domain_name.as_deref() == Some("localhost")
+        && context.http.protocol.as_deref() == Some("http");
+    local.then(|| context.domain_prefix.clone().unwrap_or_default())
+}
+
 /// Routes on the path without its stage and, when asked, records the card URL.
 ///
 /// The path comes from lambda_http's raw path (the event's own path: REST v1 leaves the
 /// stage out, HTTP API v2 keeps it) with a leading `/{stage}` removed, so `/prod/`,
 /// `/prod` and `/` all reach `/`, whatever `AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH` says.
-/// The card URL is the request's host (the `Host` header, else the host lambda_http put
-/// in the URI from the event's domain name) followed by the stage.
+/// A `cargo lambda watch` event's path already lacks its `/lambda-url/{function}`
+/// prefix, so only the card URL gets it back (see [`cargo_lambda_function`]).
 fn strip_stage<B>(mut request: Request<B>, derive_url: bool) -> Request<B> {
     let stage = stage(&request);
     let raw = request.raw_http_path();
@@ -120,27 +143,90 @@ fn strip_stage<B>(mut request: Request<B>, derive_url: bool) -> Request<B> {
             }
         }
     }
-    if derive_url && let Some(url) = card_url(&request, &prefix) {
-        request.extensions_mut().insert(CardUrl(url));
+    if derive_url {
+        let served = match cargo_lambda_function(&request) {
+            Some(function) => Served {
+                local: true,
+                prefix: match function.as_str() {
+                    // `_` is the default function, which cargo lambda watch invokes for
+                    // any path outside `/lambda-url/…`: it is served at the root.
+                    "" | "_" => prefix,
+                    // A binary's name, as a path segment (anything else cannot name a
+                    // function cargo lambda watch runs).
+                    function
+                        if function
+                            .bytes()
+                            .all(|byte| byte.is_ascii_alphanumeric() || b"-_.".contains(&byte)) =>
+                    {
+                        format!("{prefix}/lambda-url/{function}")
+                    }
+                    _ => prefix,
+                },
+            },
+            None => Served {
+                local: false,
+                prefix,
+            },
+        };
+        if let Some(url) = card_url(&request, &served) {
+            request.extensions_mut().insert(CardUrl(url));
+        }
     }
     request
 }
 
+/// Where the event says the function is served.
+struct Served {
+    /// A local emulator's plain-HTTP event (`cargo lambda watch`), not AWS's.
+    local: bool,
+    /// The path before the routes (`/prod`, `/lambda-url/a2a-agent`), or empty.
+    prefix: String,
+}
+
 /// `scheme://host{prefix}/` for the request, when its host is known.
-fn card_url<B>(request: &Request<B>, prefix: &str) -> Option<String> {
+///
+/// - **Scheme**: `X-Forwarded-Proto` (ALB, API Gateway and Function URLs send it), else
+///   `http` for a local emulator's event, else `https` (every AWS HTTP front end).
+/// - **Host**: `X-Forwarded-Host` (a proxy in front), else `Host`, else the host
+///   lambda_http put in the URI from the event's domain name. Only a value made of host
+///   and port characters is taken, so a header cannot add a path to the URL.
+///
+/// Of a forwarded header's comma-separated list, the first entry is the client's.
+fn card_url<B>(request: &Request<B>, served: &Served) -> Option<String> {
     let headers = request.headers();
-    let host = headers
-        .get(header::HOST)
-        .and_then(|value| value.to_str().ok())
-        .filter(|host| !host.is_empty())
+    let first = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(',').next())
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+    };
+    let host = first("x-forwarded-host")
+        .filter(|host| is_authority(host))
+        .or_else(|| {
+            headers
+                .get(header::HOST)
+                .and_then(|value| value.to_str().ok())
+                .map(str::trim)
+                .filter(|host| !host.is_empty() && is_authority(host))
+        })
         .map(str::to_owned)
         .or_else(|| request.uri().authority().map(ToString::to_string))?;
-    let scheme = headers
-        .get("x-forwarded-proto")
-        .and_then(|value| value.to_str().ok())
-        .or_else(|| request.uri().scheme_str())
-        .unwrap_or("https");
-    Some(format!("{scheme}://{host}{prefix}/"))
+    let scheme = match first("x-forwarded-proto") {
+        Some(proto) if proto.eq_ignore_ascii_case("http") => "http",
+        Some(proto) if proto.eq_ignore_ascii_case("https") => "https",
+        _ if served.local => "http",
+        _ => "https",
+    };
+    Some(format!("{scheme}://{host}{}/", served.prefix))
+}
+
+/// Whether `text` can be a URL's host and port (a name, an IPv4 or bracketed IPv6
+/// address, and an optional `:port`).
+fn is_authority(text: &str) -> bool {
+    text.bytes()
+        .all(|byte| byte.is_ascii_alphanumeric() || b".-_:[]".contains(&byte))
 }
 
 async fn require_api_key(secret: &str, request: axum::extract::Request, next: Next) -> Response {

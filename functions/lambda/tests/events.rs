@@ -1,5 +1,6 @@
 //! The function's service fed real event shapes: each JSON fixture (Lambda Function URL,
-//! API Gateway HTTP API v2, API Gateway REST v1 with and without a stage, ALB) becomes a
+//! API Gateway HTTP API v2, API Gateway REST v1 with and without a stage, ALB, and the
+//! local Function URL events of `cargo lambda watch`) becomes a
 //! request through `lambda_http::request::from_str`, exactly as the runtime builds it, and
 //! the app answers it with `oneshot`. Responses are asserted whole: status, content type,
 //! JSON body.
@@ -37,11 +38,18 @@ const REST_PROD_CARD: &str = include_str!("fixtures/apigw_v1_prod_get_card.json"
 const REST_NO_STAGE_SEND: &str = include_str!("fixtures/apigw_v1_no_stage_send.json");
 const ALB_SEND_BASE64: &str = include_str!("fixtures/alb_send_base64.json");
 const ALB_CARD: &str = include_str!("fixtures/alb_get_card.json");
+/// Captured from `cargo lambda watch -A 127.0.0.1 -P 9001` (cargo-lambda 1.9.2) for
+/// `GET /lambda-url/a2a-agent/.well-known/agent-card.json` and `POST /lambda-url/a2a-agent/`
+/// (request ids replaced).
+const WATCH_CARD: &str = include_str!("fixtures/cargo_lambda_watch_get_card.json");
+const WATCH_SEND_V1_0: &str = include_str!("fixtures/cargo_lambda_watch_send_v1_0.json");
 
 const REST_HOST: &str = "k9l8m7n6o5.execute-api.us-east-1.amazonaws.com";
 const HTTP_API_HOST: &str = "r2d2c3po4e.execute-api.eu-west-1.amazonaws.com";
 const ALB_HOST: &str = "a2a-alb-1234567890.us-east-1.elb.amazonaws.com";
 const API_KEY: &str = "s3cret-key-0123456789";
+const WATCH_HOST: &str = "127.0.0.1:9001";
+const WATCH_URL: &str = "http://127.0.0.1:9001/lambda-url/a2a-agent/";
 
 fn config(vars: &[(&str, &str)]) -> Config {
     let vars: HashMap<String, String> = vars
@@ -222,6 +230,20 @@ fn each_fixture_deserializes_as_its_event_shape() {
             Shape::Alb,
             "GET",
             format!("http://{ALB_HOST}/.well-known/agent-card.json"),
+        ),
+        // cargo lambda watch: the `/lambda-url/a2a-agent` prefix is not in the event's
+        // path, and without `X-Forwarded-Proto` lambda_http assumes https.
+        (
+            WATCH_CARD,
+            Shape::HttpV2,
+            "GET",
+            format!("https://{WATCH_HOST}/.well-known/agent-card.json"),
+        ),
+        (
+            WATCH_SEND_V1_0,
+            Shape::HttpV2,
+            "POST",
+            format!("https://{WATCH_HOST}/"),
         ),
     ];
     for (fixture, expected_shape, method, uri) in cases {
@@ -473,6 +495,108 @@ async fn alb_base64_body_is_decoded() {
 async fn alb_card_url_follows_the_forwarded_protocol() {
     let card = card(&config(&[]), ALB_CARD).await;
     assert_eq!(card, echo_card(&format!("http://{ALB_HOST}/"), false));
+}
+
+// ---- Forwarded headers ----
+
+#[tokio::test]
+async fn function_url_card_without_a_forwarded_protocol_is_https() {
+    let event = edited(FURL_CARD, |event| {
+        event["headers"]
+            .as_object_mut()
+            .unwrap()
+            .remove("x-forwarded-proto");
+    });
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(card["url"], format!("https://{FUNCTION_URL_HOST}/"));
+}
+
+#[tokio::test]
+async fn card_url_follows_the_forwarded_host_and_protocol() {
+    // Of a list of hosts (one per proxy), the first is the one the client asked for.
+    let event = with_header(
+        FURL_CARD,
+        "x-forwarded-host",
+        "agents.example.com, proxy.internal",
+    );
+    let event = with_header(&event, "x-forwarded-proto", "http");
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(card, echo_card("http://agents.example.com/", false));
+    // Behind a stage the stage stays.
+    let event = with_header(
+        REST_PROD_CARD,
+        "X-Forwarded-Host",
+        "agents.example.com:8443",
+    );
+    let card = self::card(&config(&[]), &event).await;
+    assert_eq!(card["url"], "https://agents.example.com:8443/prod/");
+}
+
+#[tokio::test]
+async fn forwarded_host_that_is_not_a_host_is_ignored() {
+    let event = with_header(FURL_CARD, "x-forwarded-host", "evil.example/phish?");
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(card["url"], format!("https://{FUNCTION_URL_HOST}/"));
+}
+
+// ---- cargo lambda watch (local HTTP API v2 events, plain HTTP) ----
+
+#[tokio::test]
+async fn cargo_lambda_watch_card_advertises_the_local_lambda_url() {
+    let card = card(&config(&[]), WATCH_CARD).await;
+    assert_eq!(card["supportedInterfaces"][0]["url"], WATCH_URL);
+    assert_eq!(card["url"], WATCH_URL);
+    assert_eq!(card, echo_card(WATCH_URL, false));
+}
+
+#[tokio::test]
+async fn cargo_lambda_watch_send_on_the_prefixed_path_completes_with_the_echo() {
+    let answer = call(&config(&[]), WATCH_SEND_V1_0).await;
+    let body = answer.expect_json(200);
+    assert_eq!(
+        redact(&body),
+        echo_send_v1_0(json!("watch-send"), &body, "watch-send-1", "hello watch")
+    );
+}
+
+/// The default function (`_`, what `cargo lambda watch` invokes for a path outside
+/// `/lambda-url/{function}/`) is served at the root.
+#[tokio::test]
+async fn cargo_lambda_watch_default_function_is_served_at_the_root() {
+    let event = edited(WATCH_CARD, |event| {
+        event["requestContext"]["domainPrefix"] = json!("_");
+    });
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(card, echo_card(&format!("http://{WATCH_HOST}/"), false));
+}
+
+/// A TLS proxy in front of `cargo lambda watch` says so with `X-Forwarded-Proto`.
+#[tokio::test]
+async fn cargo_lambda_watch_behind_a_tls_proxy_is_https() {
+    let event = with_header(WATCH_CARD, "x-forwarded-proto", "https");
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(
+        card["url"],
+        format!("https://{WATCH_HOST}/lambda-url/a2a-agent/")
+    );
+}
+
+#[tokio::test]
+async fn cargo_lambda_watch_public_url_wins() {
+    let url = "https://agents.example.com/a2a/";
+    let config = config(&[("A2A_PUBLIC_URL", url)]);
+    assert_eq!(card(&config, WATCH_CARD).await, echo_card(url, false));
+}
+
+/// AWS's own HTTP API v2 events never say `localhost`: a Function URL event whose
+/// `domainPrefix` happens to be a function's name keeps https and no prefix.
+#[tokio::test]
+async fn function_url_is_not_taken_for_cargo_lambda_watch() {
+    let event = edited(FURL_CARD, |event| {
+        event["requestContext"]["domainPrefix"] = json!("a2a-agent");
+    });
+    let card = card(&config(&[]), &event).await;
+    assert_eq!(card["url"], format!("https://{FUNCTION_URL_HOST}/"));
 }
 
 // ---- Configuration: public URL, streaming, auth ----

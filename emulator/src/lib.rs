@@ -22,9 +22,11 @@
 //! # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
 //! ```
 //!
-//! The `a2a-emulator` binary is a thin `main` over [`Emulator`]: `a2a-emulator --help`
-//! lists its flags, each an [`Emulator`] setter.
+//! The `a2a-emulator` binary is a thin `main` over [`cli`]: `a2a-emulator --help` lists
+//! its flags ([`cli::Args`]), each an [`Emulator`] setter, and [`cli::Args::build`] is
+//! what it serves.
 
+pub mod cli;
 mod emulator;
 mod front;
 

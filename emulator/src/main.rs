@@ -3,16 +3,16 @@
 
 use std::process::ExitCode;
 
+use a2a_emulator::cli::Args;
 use clap::Parser as _;
 
-mod args;
 mod serve;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = args::Args::parse();
-    serve::init_logging(&args);
-    match serve::run(args).await {
+    let args = Args::parse();
+    args.init_logging();
+    match serve::run(&args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("a2a-emulator: {error}");

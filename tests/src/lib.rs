@@ -1,9 +1,11 @@
-//! Helpers for the workspace-level tests that run the real binaries.
+//! Helpers for the workspace-level tests of the emulator and the real binaries.
 //!
 //! - [`binary`] builds a workspace binary once per test process (with the same profile as
 //!   the tests) and returns its path, so `cargo test --workspace` never runs a stale build.
-//! - [`Emulator`] starts the real `a2a-emulator` on an ephemeral port, waits (bounded) for
-//!   the line saying where it listens, and kills it on drop. Its methods speak HTTP to it:
+//! - [`Emulator`] starts the emulator on an ephemeral port from the binary's flags: by
+//!   default the `a2a-emulator` library in-process (on a runtime of its own), with
+//!   [`EmulatorBuilder::process`] the real binary, waiting (bounded) for the line saying
+//!   where it listens and killing it on drop. Its methods speak HTTP to it:
 //!   JSON-RPC calls in either protocol [`Version`], SSE streams ([`SseStream`]), the agent
 //!   card and `/ping`.
 //! - [`SseParser`] turns the bytes of an SSE body into its `data:` payloads, however the
@@ -32,7 +34,7 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long any one HTTP exchange or SSE event may take.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the emulator prints (on stdout) once it accepts connections.
-pub const LISTENING_PREFIX: &str = "a2a-emulator listening on ";
+pub const LISTENING_PREFIX: &str = a2a_emulator::cli::LISTENING_PREFIX;
 /// What `a2a-container` prints (on stdout) once it accepts connections.
 pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
@@ -363,7 +365,18 @@ pub struct EmulatorBuilder {
     env: Vec<(String, String)>,
     /// Runs `a2a-container` (configured by the environment) instead of `a2a-emulator`.
     container: bool,
+    /// Runs the real `a2a-emulator` binary rather than the library in-process.
+    process: bool,
 }
+
+/// The environment variable an in-process emulator takes from [`EmulatorBuilder::env`]
+/// (as the card's URL); any other makes the run a process of its own.
+const IN_PROCESS_ENV: &str = "AGENTCORE_RUNTIME_URL";
+
+/// What the built-in agents read from the process environment while they run: set in the
+/// test runner's environment, it would reach an in-process emulator, so runs go to a
+/// process of their own (whose environment is cleared) instead.
+const AGENT_ENV: &str = "TCK_STREAMING_TIMEOUT";
 
 impl EmulatorBuilder {
     /// Adds command-line arguments (after `--port 0`).
@@ -376,18 +389,99 @@ impl EmulatorBuilder {
         self
     }
 
-    /// Sets an environment variable for the emulator.
+    /// Sets an environment variable for the emulator. `AGENTCORE_RUNTIME_URL` is given to
+    /// an in-process emulator as the binary reads it; any other variable (the process
+    /// environment is shared by the tests running in parallel) runs the real binary.
     pub fn env(mut self, name: &str, value: &str) -> Self {
         self.env.push((name.to_owned(), value.to_owned()));
         self
     }
 
-    /// Starts the emulator and waits (at most [`STARTUP_TIMEOUT`]) for its listening line.
+    /// Runs the real `a2a-emulator` binary instead of the library in-process: for tests of
+    /// the process itself (signals, exit status, logs, [`Emulator::pid`],
+    /// [`Emulator::stderr`], [`Emulator::terminate`], [`Emulator::exited_within`]).
+    pub fn process(mut self) -> Self {
+        self.process = true;
+        self
+    }
+
+    /// Whether this run needs the real binary: asked for, `a2a-container`, or an
+    /// environment the library cannot be given per run.
+    fn needs_process(&self) -> bool {
+        self.process
+            || self.container
+            || self.env.iter().any(|(name, _)| name != IN_PROCESS_ENV)
+            || std::env::var_os(AGENT_ENV).is_some()
+    }
+
+    /// Starts the emulator and waits (at most [`STARTUP_TIMEOUT`]) until it listens:
+    /// in-process on a tokio runtime of its own, or the real binary when asked
+    /// ([`process`](Self::process)), for `a2a-container`, or with an
+    /// [environment](Self::env) beyond `AGENTCORE_RUNTIME_URL`.
     ///
     /// # Panics
     /// When it cannot start, exits, or does not say where it listens in time; the panic
-    /// carries its stderr.
-    pub fn start(self) -> Emulator {
+    /// carries its error (a process's: its stderr).
+    pub fn start(mut self) -> Emulator {
+        // Throttling is off unless a test asks for it: tests send faster than AgentCore's
+        // default 25 invocations a second.
+        if !self.container && !self.args.iter().any(|arg| arg.starts_with("--rate-limit")) {
+            self.args
+                .extend(["--rate-limit".to_owned(), "0".to_owned()]);
+        }
+        if self.needs_process() {
+            self.start_process()
+        } else {
+            self.start_in_process()
+        }
+    }
+
+    /// The library emulator, from the flags as the binary parses them (but with no
+    /// environment fallback: the test runner's `A2A_*` variables are not the test's), on a
+    /// multi-thread runtime the returned [`Emulator`] owns, so it serves whatever the
+    /// caller's thread does (blocking on a child process, a runtime of its own or none).
+    fn start_in_process(self) -> Emulator {
+        let argv = std::iter::once("a2a-emulator").chain(self.args.iter().map(String::as_str));
+        let args = a2a_emulator::cli::Args::try_parse_args_only(argv)
+            .unwrap_or_else(|error| panic!("a2a-emulator {:?}: {error}", self.args));
+        let env = self.env.clone();
+        let server = args
+            .build_with_env(move |name| {
+                env.iter()
+                    .rev()
+                    .find(|(set, _)| set == name)
+                    .map(|(_, value)| value.clone())
+            })
+            .unwrap_or_else(|error| panic!("a2a-emulator {:?}: {error}", self.args));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("emulator")
+            .enable_all()
+            .build()
+            .unwrap_or_else(|error| panic!("cannot build the emulator's runtime: {error}"));
+        let (started_tx, started_rx) = mpsc::channel();
+        runtime.spawn(async move {
+            let _ = started_tx.send(server.start().await);
+        });
+        let started = match started_rx.recv_timeout(STARTUP_TIMEOUT) {
+            Ok(Ok(started)) => started,
+            Ok(Err(error)) => panic!("a2a-emulator {:?} did not start: {error}", self.args),
+            Err(error) => panic!("a2a-emulator {:?} did not start: {error}", self.args),
+        };
+        let line = started.listening_line().to_owned();
+        Emulator::listening(
+            Backend::InProcess(InProcess {
+                started: Some(started),
+                runtime: Some(runtime),
+            }),
+            LISTENING_PREFIX,
+            line,
+        )
+    }
+
+    /// The real binary (`a2a-emulator`, or `a2a-container`), its environment cleared but
+    /// for [`EmulatorBuilder::env`].
+    fn start_process(self) -> Emulator {
         let (mut command, prefix) = if self.container {
             let mut command = Command::new(binary("a2a-server", "a2a-container"));
             for name in EMULATOR_ENV {
@@ -396,13 +490,7 @@ impl EmulatorBuilder {
             command.env("PORT", "0").env("A2A_HOST", "127.0.0.1");
             (command, CONTAINER_LISTENING_PREFIX)
         } else {
-            let mut command = emulator_command();
-            // Throttling is off unless a test asks for it: tests send faster than
-            // AgentCore's default 25 invocations a second.
-            if !self.args.iter().any(|arg| arg.starts_with("--rate-limit")) {
-                command.args(["--rate-limit", "0"]);
-            }
-            (command, LISTENING_PREFIX)
+            (emulator_command(), LISTENING_PREFIX)
         };
         command
             .args(&self.args)
@@ -440,66 +528,102 @@ impl EmulatorBuilder {
                 }
             });
         }
-        let mut emulator = Emulator {
+        let mut process = Process {
             child,
-            base_url: String::new(),
-            listening_line: String::new(),
             stderr_log,
             stderr_thread,
-            http: reqwest::Client::builder()
-                .no_proxy()
-                .connect_timeout(STEP_TIMEOUT)
-                .build()
-                .unwrap_or_else(|error| panic!("cannot build the HTTP client: {error}")),
-            next_id: AtomicU64::new(1),
         };
         match listening_rx.recv_timeout(STARTUP_TIMEOUT) {
-            Ok(line) => {
-                let base_url = line
-                    .strip_prefix(prefix)
-                    .and_then(|rest| rest.split_whitespace().next())
-                    .unwrap_or_default()
-                    .trim_end_matches('/')
-                    .to_owned();
-                assert!(
-                    base_url.starts_with("http://"),
-                    "unexpected listening line {line:?}"
-                );
-                emulator.base_url = base_url;
-                emulator.listening_line = line;
-                emulator
-            }
+            Ok(line) => Emulator::listening(Backend::Process(process), prefix, line),
             Err(error) => {
-                let _ = emulator.child.kill();
-                let status = emulator.child.wait();
+                let _ = process.child.kill();
+                let status = process.child.wait();
                 panic!(
                     "a2a-emulator {:?} did not say it listens ({error}); exit: {status:?}; \
                      stderr:\n{}",
                     self.args,
-                    emulator.stderr()
+                    process.stderr()
                 );
             }
         }
     }
 }
 
-/// A running `a2a-emulator`, killed on drop.
-#[derive(Debug)]
-pub struct Emulator {
-    child: Child,
-    base_url: String,
-    listening_line: String,
-    stderr_log: Arc<Mutex<String>>,
-    stderr_thread: Option<JoinHandle<()>>,
-    http: reqwest::Client,
-    next_id: AtomicU64,
+/// What a process-only method says about an in-process emulator.
+fn in_process_panic(what: &str) -> ! {
+    panic!(
+        "Emulator::{what} needs the real a2a-emulator binary, but this emulator runs \
+         in-process: start it with Emulator::builder().process()"
+    )
 }
 
-impl Drop for Emulator {
+/// A running emulator: the library in-process or a real binary's process.
+#[derive(Debug)]
+enum Backend {
+    InProcess(#[expect(dead_code, reason = "held for its drop, which stops the server")] InProcess),
+    Process(Process),
+}
+
+/// The library emulator and the runtime it serves on; dropping it stops both without
+/// waiting for in-flight requests, as killing a process does.
+#[derive(Debug)]
+struct InProcess {
+    started: Option<a2a_emulator::cli::Started>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            // The server's own drop (stop signal, agent processes) runs inside its runtime.
+            let guard = runtime.enter();
+            drop(self.started.take());
+            drop(guard);
+            // Not a blocking shutdown: the caller may itself be on a runtime.
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// A real binary's process, killed on drop, with its stderr collected.
+#[derive(Debug)]
+struct Process {
+    child: Child,
+    stderr_log: Arc<Mutex<String>>,
+    stderr_thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+impl Process {
+    /// What the process logged so far (all of it once it has exited).
+    fn stderr(&mut self) -> String {
+        if self.child.try_wait().ok().flatten().is_some()
+            && let Some(thread) = self.stderr_thread.take()
+        {
+            let _ = thread.join();
+        }
+        self.stderr_log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// A running emulator: by default the `a2a-emulator` library in-process, with
+/// [`EmulatorBuilder::process`] (or [`Emulator::container`]) a real binary, killed on drop.
+#[derive(Debug)]
+pub struct Emulator {
+    backend: Backend,
+    base_url: String,
+    listening_line: String,
+    http: reqwest::Client,
+    next_id: AtomicU64,
 }
 
 impl Emulator {
@@ -509,6 +633,7 @@ impl Emulator {
             args: vec!["--port".to_owned(), "0".to_owned()],
             env: Vec::new(),
             container: false,
+            process: false,
         }
     }
 
@@ -519,6 +644,7 @@ impl Emulator {
             args: Vec::new(),
             env: Vec::new(),
             container: true,
+            process: true,
         }
     }
 
@@ -532,12 +658,58 @@ impl Emulator {
         Self::start(&["--agent", "conformance"])
     }
 
+    /// The emulator that printed (or, in-process, would print) `line`, which starts with
+    /// `prefix` and then the base URL.
+    fn listening(backend: Backend, prefix: &str, line: String) -> Self {
+        let base_url = line
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_owned();
+        assert!(
+            base_url.starts_with("http://"),
+            "unexpected listening line {line:?}"
+        );
+        Self {
+            backend,
+            base_url,
+            listening_line: line,
+            http: reqwest::Client::builder()
+                .no_proxy()
+                .connect_timeout(STEP_TIMEOUT)
+                .build()
+                .unwrap_or_else(|error| panic!("cannot build the HTTP client: {error}")),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    /// The real binary's process.
+    ///
+    /// # Panics
+    /// For an in-process emulator, naming what needs a process.
+    fn process(&mut self, what: &str) -> &mut Process {
+        match &mut self.backend {
+            Backend::Process(process) => process,
+            Backend::InProcess(_) => in_process_panic(what),
+        }
+    }
+
+    /// [`Emulator::process`], shared.
+    fn process_ref(&self, what: &str) -> &Process {
+        match &self.backend {
+            Backend::Process(process) => process,
+            Backend::InProcess(_) => in_process_panic(what),
+        }
+    }
+
     /// `http://127.0.0.1:PORT`, no trailing slash.
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
 
-    /// The line the emulator printed when it started listening.
+    /// The line the emulator printed when it started listening (in-process: the line the
+    /// binary prints).
     pub fn listening_line(&self) -> &str {
         &self.listening_line
     }
@@ -548,43 +720,45 @@ impl Emulator {
     }
 
     /// The process id.
+    ///
+    /// # Panics
+    /// In-process (use [`EmulatorBuilder::process`]).
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process_ref("pid").child.id()
     }
 
     /// What the emulator logged so far.
+    ///
+    /// # Panics
+    /// In-process (use [`EmulatorBuilder::process`]).
     pub fn stderr(&mut self) -> String {
-        if self.child.try_wait().ok().flatten().is_some()
-            && let Some(thread) = self.stderr_thread.take()
-        {
-            let _ = thread.join();
-        }
-        self.stderr_log
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.process("stderr").stderr()
     }
 
     /// Sends SIGTERM (with `kill -TERM`, so the tests need no libc).
     ///
     /// # Panics
-    /// When `kill` fails.
+    /// When `kill` fails; in-process (use [`EmulatorBuilder::process`]).
     pub fn terminate(&self) {
+        let pid = self.process_ref("terminate").child.id();
         let status = Command::new("kill")
-            .args(["-TERM", &self.pid().to_string()])
+            .args(["-TERM", &pid.to_string()])
             .status();
         assert!(
             status.is_ok_and(|status| status.success()),
-            "kill -TERM {} failed",
-            self.pid()
+            "kill -TERM {pid} failed"
         );
     }
 
     /// The exit status if the process exits within `timeout` (polled), else `None`.
+    ///
+    /// # Panics
+    /// In-process (use [`EmulatorBuilder::process`]).
     pub async fn exited_within(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let child = &mut self.process("exited_within").child;
         let deadline = Instant::now() + timeout;
         loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Ok(Some(status)) = child.try_wait() {
                 return Some(status);
             }
             if Instant::now() >= deadline {

@@ -100,6 +100,7 @@ fn emulator(command: &str, args: &[&str]) -> Stopping {
     let emulator = Emulator::builder()
         .args(["--agent-cmd", command])
         .args(args.iter().copied())
+        .process()
         .start();
     Stopping(Some(emulator))
 }

@@ -30,7 +30,10 @@ fn read_ping(ping: &serde_json::Value) -> (String, u64) {
 #[tokio::test]
 async fn ping_is_healthy_when_idle_and_busy_while_a_task_runs() {
     let before = unix_now();
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .process()
+        .start();
 
     let idle = emulator.ping().await;
     let (status, idle_since) = read_ping(&idle);
@@ -92,7 +95,7 @@ async fn ping_is_healthy_when_idle_and_busy_while_a_task_runs() {
 
 #[tokio::test]
 async fn sigterm_when_idle_exits_zero() {
-    let mut emulator = Emulator::start(&[]);
+    let mut emulator = Emulator::builder().process().start();
     assert_eq!(emulator.ping().await["status"], "Healthy");
     emulator.terminate();
     let status = emulator
@@ -110,6 +113,7 @@ async fn sigterm_lets_an_in_flight_stream_finish() {
     let mut emulator = Emulator::builder()
         .args(["--agent", "conformance"])
         .env("TCK_STREAMING_TIMEOUT", "0.5")
+        .process()
         .start();
     let version = Version::V0_3;
     let mut stream = emulator
@@ -141,6 +145,7 @@ async fn sigterm_lets_an_in_flight_request_finish() {
     let mut emulator = Emulator::builder()
         .args(["--agent", "conformance"])
         .env("TCK_STREAMING_TIMEOUT", "0.5")
+        .process()
         .start();
     let version = Version::V1_0;
     let send = emulator.result(
@@ -170,8 +175,10 @@ async fn sigterm_lets_an_in_flight_request_finish() {
 
 #[tokio::test]
 async fn sigterm_stops_after_the_grace_period_when_a_stream_never_ends() {
-    let mut emulator =
-        Emulator::start(&["--agent", "conformance", "--shutdown-grace-seconds", "1"]);
+    let mut emulator = Emulator::builder()
+        .args(["--agent", "conformance", "--shutdown-grace-seconds", "1"])
+        .process()
+        .start();
     let version = Version::V1_0;
     let mut stream = emulator
         .stream(
@@ -255,7 +262,7 @@ fn help_mentions_every_flag_and_its_environment_variable() {
 
 #[tokio::test]
 async fn a_port_in_use_is_refused_with_a_clear_message() {
-    let emulator = Emulator::start(&[]);
+    let emulator = Emulator::builder().process().start();
     let port = emulator.base_url().rsplit(':').next().unwrap().to_owned();
     let output = emulator_command().args(["--port", &port]).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
@@ -269,7 +276,10 @@ async fn a_port_in_use_is_refused_with_a_clear_message() {
 
 #[tokio::test]
 async fn json_logs_are_one_json_object_a_line() {
-    let mut emulator = Emulator::start(&["--log-format", "json"]);
+    let mut emulator = Emulator::builder()
+        .args(["--log-format", "json"])
+        .process()
+        .start();
     emulator.ping().await;
     emulator.terminate();
     emulator
@@ -290,7 +300,10 @@ async fn json_logs_are_one_json_object_a_line() {
 /// is never left `HealthyBusy` with nothing running, nor `Healthy` while a task runs.
 #[tokio::test]
 async fn ping_follows_tasks_that_start_and_end_concurrently() {
-    let emulator = Emulator::conformance();
+    let emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .process()
+        .start();
     let version = Version::V1_0;
     for round in 0..25 {
         // A task that keeps running, started while another one ends.
@@ -357,4 +370,49 @@ fn an_invalid_public_url_is_refused_with_a_clear_message() {
         );
         assert!(output.stdout.is_empty(), "it must not say it listens");
     }
+}
+
+#[tokio::test]
+async fn the_in_process_emulator_says_what_the_binary_says() {
+    let binary = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .process()
+        .start();
+    let in_process = Emulator::builder().args(["--agent", "conformance"]).start();
+    // What each says, with its own address as `ADDRESS`.
+    let said = |emulator: &Emulator, text: String| {
+        let address = emulator.base_url().trim_start_matches("http://").to_owned();
+        text.replace(&address, "ADDRESS")
+    };
+    assert_eq!(
+        said(&in_process, in_process.listening_line().to_owned()),
+        said(&binary, binary.listening_line().to_owned())
+    );
+    assert_eq!(
+        said(&in_process, in_process.card().await.to_string()),
+        said(&binary, binary.card().await.to_string())
+    );
+    for args in [
+        vec![
+            "--container-only",
+            "--public-url",
+            "https://example.com/a2a/",
+        ],
+        vec!["--upstream", "http://127.0.0.1:9"],
+    ] {
+        let binary = Emulator::builder().args(args.clone()).process().start();
+        let in_process = Emulator::builder().args(args.clone()).start();
+        assert_eq!(
+            said(&in_process, in_process.listening_line().to_owned()),
+            said(&binary, binary.listening_line().to_owned()),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "start it with Emulator::builder().process()")]
+fn process_only_methods_refuse_an_in_process_emulator() {
+    let emulator = Emulator::start(&[]);
+    emulator.terminate();
 }

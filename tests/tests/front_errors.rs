@@ -190,13 +190,16 @@ fn a_bad_fault_spec_stops_the_binary_with_a_clear_message() {
 
 #[tokio::test]
 async fn a_container_that_does_not_answer_in_time_is_424_and_holds_an_exclusive_session() {
-    let mut emulator = Emulator::start(&[
-        "--agent",
-        "conformance",
-        "--exclusive-sessions",
-        "--request-timeout",
-        "1",
-    ]);
+    let mut emulator = Emulator::builder()
+        .args([
+            "--agent",
+            "conformance",
+            "--exclusive-sessions",
+            "--request-timeout",
+            "1",
+        ])
+        .process()
+        .start();
     let session = session_id("timeout");
     // A blocking send to a task that works until canceled.
     let http = emulator.http().clone();

@@ -305,7 +305,10 @@ async fn a_stream_through_the_invocation_path_keeps_its_session() {
 
 #[tokio::test]
 async fn an_idle_session_ends_but_a_working_one_does_not() {
-    let mut emulator = Emulator::start(&["--agent", "conformance", "--idle-timeout", "1"]);
+    let mut emulator = Emulator::builder()
+        .args(["--agent", "conformance", "--idle-timeout", "1"])
+        .process()
+        .start();
     // A session whose agent keeps working, used first…
     let working = session_id("idle-working");
     let (_, sent) = invoke(
@@ -593,7 +596,10 @@ async fn an_exclusive_session_is_free_again_when_its_client_drops_a_stream() {
 
 #[tokio::test]
 async fn an_ended_session_is_stopping_for_its_startup_time_then_starts_anew() {
-    let mut emulator = Emulator::start(&["--session-startup-ms", "1000", "--idle-timeout", "1"]);
+    let mut emulator = Emulator::builder()
+        .args(["--session-startup-ms", "1000", "--idle-timeout", "1"])
+        .process()
+        .start();
     let session = session_id("stopping");
     let started = Instant::now();
     let task_id = create_task(&emulator, &session, "m-stopping").await;
@@ -666,7 +672,10 @@ async fn ping_answers_while_an_exclusive_default_session_streams() {
 /// many invocations in flight at once.
 #[tokio::test]
 async fn every_invocation_is_logged_with_its_own_request_id() {
-    let mut emulator = Emulator::start(&["--agent", "conformance"]);
+    let mut emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .process()
+        .start();
     let sessions: Vec<String> = (0..40).map(|_| session_id("logged")).collect();
     let replies = futures_util::future::join_all(sessions.iter().map(|session| {
         let emulator = &emulator;

@@ -35,6 +35,8 @@ const READY_POLL_MIN: Duration = Duration::from_millis(20);
 const READY_POLL_MAX: Duration = Duration::from_millis(250);
 /// How often a stopping process group is checked for members left.
 const GROUP_POLL: Duration = Duration::from_millis(20);
+/// How long killed members of a group may take to be reaped.
+const REAP_WAIT: Duration = Duration::from_secs(2);
 
 /// How agent processes are started and stopped.
 #[derive(Clone)]
@@ -475,6 +477,13 @@ async fn terminate(child: &mut Child, group: Option<Pid>, grace: Duration) {
     }
     // The shell itself, when its group could not be signalled.
     let _ = child.kill().await;
+    // Killed members the shell left behind are reparented and reaped by init: wait
+    // (bounded) until the group is empty, so "gone" means no process of it is left.
+    if let Some(group) = group
+        && !group_emptied(group, Instant::now() + REAP_WAIT).await
+    {
+        tracing::warn!(%group, "agent process group not empty after SIGKILL");
+    }
 }
 
 /// Polls until no process is left in `group`, or `deadline`; true if it emptied.

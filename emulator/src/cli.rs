@@ -1,0 +1,457 @@
+//! The `a2a-emulator` binary's command line as a library: [`Args`] (every flag, each with
+//! an environment fallback and its AgentCore meaning) and [`Args::build`], which turns the
+//! flags into the [`Server`] the binary runs, so a test can start exactly what the binary
+//! would, in-process.
+//!
+//! ```
+//! use a2a_emulator::cli::Args;
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let args = Args::try_parse_args_only(["a2a-emulator", "--port", "0", "--rate-limit", "0"])?;
+//! let started = args.build_with_env(|_| None)?.start().await?;
+//! assert!(started.listening_line().starts_with("a2a-emulator listening on http://127.0.0.1:"));
+//! started.shutdown().await?;
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+//! ```
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use a2a_server::agents::BuiltIn;
+use a2a_server::serve::{Container, ContainerConfig, LogFormat, ServeError};
+use clap::{CommandFactory as _, FromArgMatches as _};
+
+use crate::{Emulator, EmulatorError, ErrorProfile, FaultSpec, Running};
+
+/// What the binary prints (on stdout) once it accepts connections; the rest of the line
+/// is the base URL and, in parentheses, what is served and the card's URL.
+pub const LISTENING_PREFIX: &str = "a2a-emulator listening on ";
+
+/// An A2A agent served the way AWS Bedrock AgentCore Runtime serves one.
+///
+/// In front of the container (JSON-RPC on `POST /`, the card on
+/// `GET /.well-known/agent-card.json`, `GET /ping`) sits the AgentCore platform front:
+/// AWS's invocation paths (`POST /runtimes/{url-encoded ARN}/invocations?qualifier=…`), the
+/// session header, per-session containers, throttling, faults, and AgentCore's JSON-RPC
+/// errors with their real HTTP statuses.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(name = "a2a-emulator", version, about, long_about)]
+pub struct Args {
+    /// Address to bind. AgentCore binds containers to 0.0.0.0; the default keeps the
+    /// emulator on loopback.
+    #[arg(long, env = "A2A_HOST", default_value = "127.0.0.1")]
+    pub host: IpAddr,
+
+    /// Port to bind (AgentCore's A2A contract: 9000; 0 picks a free port).
+    #[arg(long, env = "A2A_PORT", default_value_t = 9000)]
+    pub port: u16,
+
+    /// Built-in agent: `echo` (echoes your text) or `conformance` (the behaviours
+    /// conformance suites drive by messageId prefix). Ignored with --upstream and
+    /// --agent-cmd.
+    #[arg(long, env = "A2A_AGENT", default_value = "echo")]
+    pub agent: BuiltIn,
+
+    /// URL the container's card advertises. Defaults to `AGENTCORE_RUNTIME_URL` (as
+    /// AgentCore sets it, a trailing slash added), else `http://HOST:PORT/`. Cards fetched
+    /// on an invocation path always advertise that invocation URL.
+    #[arg(long, env = "A2A_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// How the container reports A2A refusals: `spec` (HTTP 200 and the A2A code, as the
+    /// A2A specification and AWS's pass-through do) or `agentcore` (every refusal mapped
+    /// to AgentCore's table with its non-2xx status, as an agent mirroring the platform).
+    #[arg(long, env = "A2A_ERROR_PROFILE", value_enum, default_value_t = ErrorProfile::Spec)]
+    pub error_profile: ErrorProfile,
+
+    /// Serve only the container (the A2A router), with no platform front: what runs
+    /// inside an AgentCore microVM.
+    #[arg(long, env = "A2A_CONTAINER_ONLY")]
+    pub container_only: bool,
+
+    /// Front an external A2A server (for example a Python or JS agent on
+    /// http://127.0.0.1:9001) instead of the built-in agent. Unreachable: 424/-32055.
+    #[arg(long, env = "A2A_UPSTREAM")]
+    pub upstream: Option<String>,
+
+    /// Run your agent as AgentCore runs its container, one process per session (AgentCore
+    /// starts a microVM per session): `sh -c COMMAND` gets PORT (a free port), A2A_HOST
+    /// (127.0.0.1), AGENTCORE_RUNTIME_URL (the public URL) and A2A_SESSION_ID, and must
+    /// serve A2A there with `GET /ping` answering 200. Until it does the session is
+    /// starting (the retryable 409/-32054); a process that exits or never listens is
+    /// 424/-32055 (RuntimeClientError) and ends its session. `/ping` saying HealthyBusy
+    /// keeps the session from idling out; it is stopped (SIGTERM, SIGKILL 5 s later) when
+    /// its session ends and when the emulator stops. Its output is logged, each line
+    /// prefixed with the session id. Example: `--agent-cmd 'python agent.py --port $PORT'`.
+    #[arg(long, env = "A2A_AGENT_CMD", value_name = "COMMAND", conflicts_with_all = ["upstream", "container_only"])]
+    pub agent_cmd: Option<String>,
+
+    /// Seconds an --agent-cmd process may take to answer `GET /ping` with 200; later, its
+    /// session's first invocation gets 424/-32055.
+    #[arg(long, env = "A2A_AGENT_STARTUP_TIMEOUT", default_value_t = 30.0)]
+    pub agent_startup_timeout: f64,
+
+    /// Serve only this runtime ARN on the invocation paths; other ARNs get 404/-32051
+    /// (ResourceNotFoundException). Without it, any well-formed runtime ARN is served.
+    #[arg(long, env = "A2A_RUNTIME_ARN")]
+    pub runtime_arn: Option<String>,
+
+    /// Largest invocation payload in bytes (AgentCore: 100 MB); larger: 400/-32052
+    /// (ValidationException).
+    #[arg(long, env = "A2A_MAX_BODY_BYTES", default_value_t = 100 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Invocations a second before 429/-32053 (ThrottlingException); AgentCore's default
+    /// is 25 per endpoint. 0 turns throttling off.
+    #[arg(long, env = "A2A_RATE_LIMIT", default_value_t = 25)]
+    pub rate_limit: u32,
+
+    /// Milliseconds a new session takes to start (and an ended one to stop). Invocations
+    /// on a starting or stopping session get 409/-32054 "Session operation in progress,
+    /// please retry" (RetryableConflictException).
+    #[arg(long, env = "A2A_SESSION_STARTUP_MS", default_value_t = 0)]
+    pub session_startup_ms: u64,
+
+    /// Refuse a second concurrent invocation on a busy session with the retryable
+    /// 409/-32054.
+    #[arg(long, env = "A2A_EXCLUSIVE_SESSIONS")]
+    pub exclusive_sessions: bool,
+
+    /// Seconds an unused session lives (AgentCore's idleRuntimeSessionTimeout: 900). A
+    /// session whose agent is working (HealthyBusy) is not idle.
+    #[arg(long, env = "A2A_IDLE_TIMEOUT", default_value_t = 900)]
+    pub idle_timeout: u64,
+
+    /// Seconds a session lives at most (AgentCore's maxLifetime: 28800, 8 hours).
+    #[arg(long, env = "A2A_MAX_LIFETIME", default_value_t = 28_800)]
+    pub max_lifetime: u64,
+
+    /// Seconds an invocation may take before 424/-32055 (RuntimeClientError); AgentCore's
+    /// synchronous limit is 15 minutes.
+    #[arg(long, env = "A2A_REQUEST_TIMEOUT", default_value_t = 900)]
+    pub request_timeout: u64,
+
+    /// Inject faults for client testing, per invocation:
+    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`
+    /// (429/-32053, retryable 409/-32054, 424/-32055, 500/-32603, added latency).
+    #[arg(long, env = "A2A_FAULT")]
+    pub fault: Option<FaultSpec>,
+
+    /// Seed for fault injection, for reproducible runs (default: from the clock).
+    #[arg(long, env = "A2A_SEED")]
+    pub seed: Option<u64>,
+
+    /// Seconds in-flight requests and streams get to finish after SIGTERM or Ctrl-C.
+    #[arg(long, env = "A2A_SHUTDOWN_GRACE_SECONDS", default_value_t = 10)]
+    pub shutdown_grace_seconds: u64,
+
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "A2A_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
+}
+
+impl Args {
+    /// Parses `argv` (the program name first) the way the binary does, except that no
+    /// environment variable is read: a flag left out takes its default even when its
+    /// `A2A_*` variable is set. For callers, such as tests, whose process environment
+    /// is not theirs to configure.
+    ///
+    /// # Errors
+    /// An unknown flag or a bad value, as the binary reports it (`--help` and `--version`
+    /// are errors of their kinds too).
+    pub fn try_parse_args_only<I, T>(argv: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Self::command()
+            .mut_args(|arg| arg.env(None))
+            .try_get_matches_from(argv)?;
+        Self::from_arg_matches(&matches)
+    }
+
+    /// The log format `--log-format` names.
+    pub fn log_format(&self) -> LogFormat {
+        if self.log_format == "json" {
+            LogFormat::Json
+        } else {
+            LogFormat::Text
+        }
+    }
+
+    /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`).
+    pub fn init_logging(&self) {
+        a2a_server::serve::init_logging(self.log_format());
+    }
+
+    /// [`Args::build_with_env`] reading `AGENTCORE_RUNTIME_URL` from the process
+    /// environment, as the binary does.
+    ///
+    /// # Errors
+    /// As [`Args::build_with_env`].
+    pub fn build(&self) -> Result<Server, EmulatorError> {
+        self.build_with_env(|name| std::env::var(name).ok())
+    }
+
+    /// What the flags serve: the AgentCore front over the built-in agent, `--upstream` or
+    /// `--agent-cmd`, or with `--container-only` the bare container. `env` looks up
+    /// `AGENTCORE_RUNTIME_URL`, the card's URL (a trailing slash added) when
+    /// `--public-url` is not given.
+    ///
+    /// # Errors
+    /// [`EmulatorError::Config`] for a non-positive `--agent-startup-timeout` or a
+    /// `--runtime-arn` that is not an AgentCore runtime ARN.
+    pub fn build_with_env(
+        &self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Server, EmulatorError> {
+        let address = SocketAddr::new(self.host, self.port);
+        let grace = Duration::from_secs(self.shutdown_grace_seconds);
+        let public_url = self.public_url(env);
+        if self.container_only {
+            let mut container = Container::new(self.agent.agent())
+                .address(address)
+                .error_profile(self.error_profile)
+                .max_body_bytes(self.max_body_bytes)
+                .shutdown_grace(grace);
+            if let Some(url) = public_url {
+                container = container.public_url(url);
+            }
+            return Ok(Server(Target::Container {
+                container,
+                agent: self.agent,
+            }));
+        }
+        let startup_timeout = Duration::try_from_secs_f64(self.agent_startup_timeout)
+            .ok()
+            .filter(|timeout| !timeout.is_zero())
+            .ok_or_else(|| {
+                EmulatorError::Config(format!(
+                    "--agent-startup-timeout {} is not a positive number of seconds",
+                    self.agent_startup_timeout
+                ))
+            })?;
+        let mut emulator = match (&self.upstream, &self.agent_cmd) {
+            (Some(url), _) => Emulator::upstream(url.clone()),
+            (None, Some(command)) => Emulator::command(command.clone()),
+            (None, None) => {
+                let agent = self.agent;
+                Emulator::per_session(move || agent.agent()).agent_name(agent.to_string())
+            }
+        }
+        .agent_startup_timeout(startup_timeout)
+        .address(address)
+        .error_profile(self.error_profile)
+        .max_body_bytes(self.max_body_bytes)
+        .rate_limit(self.rate_limit)
+        .session_startup(Duration::from_millis(self.session_startup_ms))
+        .exclusive_sessions(self.exclusive_sessions)
+        .idle_timeout(Duration::from_secs(self.idle_timeout))
+        .max_lifetime(Duration::from_secs(self.max_lifetime))
+        .request_timeout(Duration::from_secs(self.request_timeout))
+        .shutdown_grace(grace);
+        if let Some(url) = public_url {
+            emulator = emulator.public_url(url);
+        }
+        if let Some(arn) = &self.runtime_arn {
+            if !crate::is_runtime_arn(arn) {
+                return Err(EmulatorError::Config(format!(
+                    "--runtime-arn {arn:?} is not an AgentCore runtime ARN \
+                     (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
+                )));
+            }
+            emulator = emulator.runtime_arn(arn.clone());
+        }
+        if let Some(faults) = self.fault {
+            emulator = emulator.faults(faults);
+        }
+        if let Some(seed) = self.seed {
+            emulator = emulator.seed(seed);
+        }
+        Ok(Server(Target::Front(emulator)))
+    }
+
+    /// The card's URL: `--public-url`, else `AGENTCORE_RUNTIME_URL` with a trailing slash,
+    /// else none (the bound address).
+    fn public_url(&self, env: impl Fn(&str) -> Option<String>) -> Option<String> {
+        if let Some(url) = &self.public_url {
+            return Some(url.clone());
+        }
+        ContainerConfig::from_lookup(|name| {
+            (name == "AGENTCORE_RUNTIME_URL")
+                .then(|| env(name))
+                .flatten()
+        })
+        .ok()
+        .and_then(|config| config.public_url)
+    }
+}
+
+/// What a command line serves, built by [`Args::build`] and not yet listening.
+#[derive(Debug)]
+#[must_use = "a server does nothing until started"]
+pub struct Server(Target);
+
+#[derive(Debug)]
+enum Target {
+    /// The AgentCore front.
+    Front(Emulator),
+    /// `--container-only`: the A2A router alone.
+    Container {
+        container: Container,
+        agent: BuiltIn,
+    },
+}
+
+impl Server {
+    /// Binds the address and serves in the background until [`Started::shutdown`] (or
+    /// until the [`Started`] is dropped).
+    ///
+    /// # Errors
+    /// The address cannot be bound, or the agent's card or the public URL is invalid.
+    pub async fn start(self) -> Result<Started, EmulatorError> {
+        match self.0 {
+            Target::Front(emulator) => {
+                let mode = emulator.describe();
+                let running = emulator.start().await?;
+                let line = format!(
+                    "{LISTENING_PREFIX}{} ({mode}, card url: {})",
+                    running.url(),
+                    running.public_url()
+                );
+                Ok(Started {
+                    line,
+                    serving: Serving::Front { running, mode },
+                })
+            }
+            Target::Container { container, agent } => {
+                let running = container.bind().await.map_err(|error| match error {
+                    ServeError::Card(card) => EmulatorError::Card(card),
+                    other => EmulatorError::Config(other.to_string()),
+                })?;
+                let line = format!(
+                    "{LISTENING_PREFIX}http://{} (container only, agent: {agent}, card url: {})",
+                    running.address(),
+                    running.url()
+                );
+                Ok(Started {
+                    line,
+                    serving: Serving::Container(running),
+                })
+            }
+        }
+    }
+}
+
+/// A command line's server, serving in the background. Dropping it stops the server
+/// without waiting.
+#[derive(Debug)]
+pub struct Started {
+    line: String,
+    serving: Serving,
+}
+
+#[derive(Debug)]
+enum Serving {
+    Front { running: Running, mode: String },
+    Container(a2a_server::serve::Running),
+}
+
+impl Started {
+    /// The line the binary prints once it accepts connections: [`LISTENING_PREFIX`], the
+    /// base URL, and in parentheses what is served and the card's URL.
+    pub fn listening_line(&self) -> &str {
+        &self.line
+    }
+
+    /// The bound address.
+    pub fn address(&self) -> SocketAddr {
+        match &self.serving {
+            Serving::Front { running, .. } => running.address(),
+            Serving::Container(running) => running.address(),
+        }
+    }
+
+    /// The AgentCore front and what it serves ([`Emulator::describe`]), unless
+    /// `--container-only`.
+    pub fn front(&self) -> Option<(&Running, &str)> {
+        match &self.serving {
+            Serving::Front { running, mode } => Some((running, mode)),
+            Serving::Container(_) => None,
+        }
+    }
+
+    /// Stops accepting, lets in-flight work finish (within the shutdown grace), and
+    /// returns.
+    ///
+    /// # Errors
+    /// [`EmulatorError::Serve`] (or, container only, [`EmulatorError::Config`]) when the
+    /// server had failed.
+    pub async fn shutdown(self) -> Result<(), EmulatorError> {
+        match self.serving {
+            Serving::Front { running, .. } => running.shutdown().await,
+            Serving::Container(running) => running
+                .shutdown()
+                .await
+                .map_err(|error| EmulatorError::Config(error.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(flags: &[&str]) -> Args {
+        let argv = ["a2a-emulator", "--port", "0"].iter().chain(flags);
+        Args::try_parse_args_only(argv).unwrap()
+    }
+
+    #[test]
+    fn a_runtime_arn_that_is_not_one_is_refused() {
+        let error = args(&["--runtime-arn", "nope"])
+            .build_with_env(|_| None)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--runtime-arn \"nope\" is not an AgentCore runtime ARN \
+             (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
+        );
+    }
+
+    #[test]
+    fn a_zero_agent_startup_timeout_is_refused() {
+        let error = args(&["--agent-startup-timeout", "0"])
+            .build_with_env(|_| None)
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("not a positive number"),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn agentcore_runtime_url_comes_from_the_given_environment() {
+        let started = args(&["--container-only"])
+            .build_with_env(|name| {
+                (name == "AGENTCORE_RUNTIME_URL").then(|| "https://example.com/rt".to_owned())
+            })
+            .unwrap()
+            .start()
+            .await
+            .unwrap();
+        assert!(started.front().is_none());
+        let line = started.listening_line().to_owned();
+        let address = started.address();
+        assert_eq!(
+            line,
+            format!(
+                "{LISTENING_PREFIX}http://{address} (container only, agent: echo, card url: \
+                 https://example.com/rt/)"
+            )
+        );
+        started.shutdown().await.unwrap();
+    }
+}

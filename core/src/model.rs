@@ -168,6 +168,40 @@ impl TaskState {
     pub fn ends_stream(self) -> bool {
         self.is_terminal() || self.is_interrupted()
     }
+
+    /// The state as A2A v0.3 spells it (kebab case), also the name used in messages.
+    ///
+    /// ```
+    /// use a2a_core::model::TaskState;
+    ///
+    /// assert_eq!(TaskState::InputRequired.v0_3_name(), "input-required");
+    /// assert_eq!(TaskState::Unknown.v0_3_name(), "unknown");
+    /// ```
+    pub fn v0_3_name(self) -> &'static str {
+        match self {
+            Self::Submitted => "submitted",
+            Self::Working => "working",
+            Self::InputRequired => "input-required",
+            Self::AuthRequired => "auth-required",
+            Self::Completed => "completed",
+            Self::Canceled => "canceled",
+            Self::Failed => "failed",
+            Self::Rejected => "rejected",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// The state as A2A v1.0 spells it (its ProtoJSON `TASK_STATE_*` name).
+    ///
+    /// ```
+    /// use a2a_core::model::TaskState;
+    ///
+    /// assert_eq!(TaskState::InputRequired.v1_0_name(), "TASK_STATE_INPUT_REQUIRED");
+    /// assert_eq!(TaskState::Unknown.v1_0_name(), "TASK_STATE_UNSPECIFIED");
+    /// ```
+    pub fn v1_0_name(self) -> &'static str {
+        crate::wire::v1_0::TaskState::from(self).as_str()
+    }
 }
 
 /// The current status of a task.
@@ -440,4 +474,48 @@ pub struct TaskPushNotificationConfig {
     pub task_id: String,
     /// The configuration.
     pub config: PushNotificationConfig,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskState;
+    use crate::wire::{v0_3, v1_0};
+
+    const EVERY_STATE: [(TaskState, &str, &str); 9] = [
+        (TaskState::Submitted, "submitted", "TASK_STATE_SUBMITTED"),
+        (TaskState::Working, "working", "TASK_STATE_WORKING"),
+        (
+            TaskState::InputRequired,
+            "input-required",
+            "TASK_STATE_INPUT_REQUIRED",
+        ),
+        (
+            TaskState::AuthRequired,
+            "auth-required",
+            "TASK_STATE_AUTH_REQUIRED",
+        ),
+        (TaskState::Completed, "completed", "TASK_STATE_COMPLETED"),
+        (TaskState::Canceled, "canceled", "TASK_STATE_CANCELED"),
+        (TaskState::Failed, "failed", "TASK_STATE_FAILED"),
+        (TaskState::Rejected, "rejected", "TASK_STATE_REJECTED"),
+        (TaskState::Unknown, "unknown", "TASK_STATE_UNSPECIFIED"),
+    ];
+
+    #[test]
+    fn every_state_has_its_names_and_they_match_the_wire() {
+        for (state, v0_3_name, v1_0_name) in EVERY_STATE {
+            assert_eq!(state.v0_3_name(), v0_3_name);
+            assert_eq!(state.v1_0_name(), v1_0_name);
+            assert_eq!(
+                serde_json::to_value(v0_3::TaskState::from(state)).ok(),
+                Some(serde_json::Value::from(v0_3_name)),
+                "{state:?}"
+            );
+            assert_eq!(
+                serde_json::to_value(v1_0::TaskState::from(state)).ok(),
+                Some(serde_json::Value::from(v1_0_name)),
+                "{state:?}"
+            );
+        }
+    }
 }

@@ -243,7 +243,7 @@ impl DynamoTaskStore {
             ),
             (
                 attr::STATE.to_owned(),
-                AttributeValue::S(state_name(task.status.state)),
+                AttributeValue::S(task.status.state.v1_0_name().to_owned()),
             ),
             (
                 attr::VERSION.to_owned(),
@@ -489,18 +489,14 @@ impl TaskStore for DynamoTaskStore {
             .unwrap_or(DEFAULT_PAGE_SIZE)
             .clamp(1, MAX_PAGE_SIZE);
         let after = params.status_timestamp_after.as_deref().map(parse_time);
-        let wanted_state = params.status.map(state_name);
+        let wanted_state = params.status.map(TaskState::v1_0_name);
         let now = unix_now();
         let mut entries: Vec<Entry> = self
             .entries(params)
             .await?
             .into_iter()
             .filter(|entry| entry.expires_at.is_none_or(|at| at > now))
-            .filter(|entry| {
-                wanted_state
-                    .as_ref()
-                    .is_none_or(|state| entry.state.as_ref() == Some(state))
-            })
+            .filter(|entry| wanted_state.is_none_or(|state| entry.state.as_deref() == Some(state)))
             .filter(|entry| match after {
                 None => true,
                 // As in memory: a task without a timestamp never passes the filter.
@@ -592,14 +588,6 @@ fn expires_at(item: &HashMap<String, AttributeValue>) -> Option<i64> {
         .and_then(|number| number.parse().ok())
 }
 
-/// The state's A2A v1.0 name (`TASK_STATE_WORKING`).
-fn state_name(state: TaskState) -> String {
-    match serde_json::to_value(v1_0::TaskState::from(state)) {
-        Ok(serde_json::Value::String(name)) => name,
-        _ => format!("{state:?}"),
-    }
-}
-
 /// `statusTimestamp` for a task's status timestamp: UTC with milliseconds, so that the
 /// index sorts the strings in time order.
 fn index_timestamp(timestamp: Option<&str>) -> String {
@@ -661,15 +649,6 @@ mod tests {
         assert_eq!(index_timestamp(Some("yesterday")), NO_TIMESTAMP);
         assert!(NO_TIMESTAMP < "0001-01-01T00:00:00.000Z");
         assert_eq!(parse_time(NO_TIMESTAMP), None);
-    }
-
-    #[test]
-    fn states_have_their_v1_names() {
-        assert_eq!(
-            state_name(TaskState::InputRequired),
-            "TASK_STATE_INPUT_REQUIRED"
-        );
-        assert_eq!(state_name(TaskState::Completed), "TASK_STATE_COMPLETED");
     }
 
     #[test]

@@ -800,23 +800,8 @@ pub(crate) fn not_cancelable(task: &Task) -> Error {
         format!(
             "task {} is already {}",
             task.id,
-            state_name(task.status.state)
+            task.status.state.v0_3_name()
         ),
     )
     .with_metadata("taskId", task.id.clone())
-}
-
-/// A state's name for messages (`input-required`).
-pub(crate) fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "input-required",
-        TaskState::AuthRequired => "auth-required",
-        TaskState::Completed => "completed",
-        TaskState::Canceled => "canceled",
-        TaskState::Failed => "failed",
-        TaskState::Rejected => "rejected",
-        TaskState::Unknown => "unknown",
-    }
 }

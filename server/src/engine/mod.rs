@@ -397,7 +397,7 @@ impl Engine {
                 Refusal::UnsupportedOperation,
                 format!(
                     "task {task_id} is {} and takes no more messages; start a new task",
-                    live::state_name(task.status.state)
+                    task.status.state.v0_3_name()
                 ),
             )
             .with_metadata("taskId", task_id));
@@ -495,7 +495,7 @@ impl Engine {
                 Refusal::UnsupportedOperation,
                 format!(
                     "task {task_id} is {}; there is nothing left to subscribe to",
-                    live::state_name(task.status.state)
+                    task.status.state.v0_3_name()
                 ),
             )
             .with_metadata("taskId", task_id));

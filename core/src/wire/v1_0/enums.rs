@@ -125,25 +125,17 @@ pub enum TaskState {
     AuthRequired = 8,
 }
 
-/// Every state in enum-number order, with its ProtoJSON name and its v0.3 spelling.
-const STATES: [(TaskState, &str, &str); 9] = [
-    (TaskState::Unspecified, "TASK_STATE_UNSPECIFIED", "unknown"),
-    (TaskState::Submitted, "TASK_STATE_SUBMITTED", "submitted"),
-    (TaskState::Working, "TASK_STATE_WORKING", "working"),
-    (TaskState::Completed, "TASK_STATE_COMPLETED", "completed"),
-    (TaskState::Failed, "TASK_STATE_FAILED", "failed"),
-    (TaskState::Canceled, "TASK_STATE_CANCELED", "canceled"),
-    (
-        TaskState::InputRequired,
-        "TASK_STATE_INPUT_REQUIRED",
-        "input-required",
-    ),
-    (TaskState::Rejected, "TASK_STATE_REJECTED", "rejected"),
-    (
-        TaskState::AuthRequired,
-        "TASK_STATE_AUTH_REQUIRED",
-        "auth-required",
-    ),
+/// Every state in enum-number order, with its ProtoJSON name.
+const STATES: [(TaskState, &str); 9] = [
+    (TaskState::Unspecified, "TASK_STATE_UNSPECIFIED"),
+    (TaskState::Submitted, "TASK_STATE_SUBMITTED"),
+    (TaskState::Working, "TASK_STATE_WORKING"),
+    (TaskState::Completed, "TASK_STATE_COMPLETED"),
+    (TaskState::Failed, "TASK_STATE_FAILED"),
+    (TaskState::Canceled, "TASK_STATE_CANCELED"),
+    (TaskState::InputRequired, "TASK_STATE_INPUT_REQUIRED"),
+    (TaskState::Rejected, "TASK_STATE_REJECTED"),
+    (TaskState::AuthRequired, "TASK_STATE_AUTH_REQUIRED"),
 ];
 
 impl TaskState {
@@ -175,11 +167,14 @@ impl Visitor<'_> for TaskStateVisitor {
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<TaskState, E> {
-        if let Some((state, _, _)) = STATES.iter().find(|(_, name, _)| *name == value) {
+        if let Some((state, _)) = STATES.iter().find(|(_, name)| *name == value) {
             return Ok(*state);
         }
-        match STATES.iter().find(|(_, _, old)| *old == value) {
-            Some((_, name, _)) => Err(E::custom(format!(
+        let v0_3 = STATES
+            .iter()
+            .find(|(state, _)| model::TaskState::from(*state).v0_3_name() == value);
+        match v0_3 {
+            Some((_, name)) => Err(E::custom(format!(
                 "unknown task state {value:?} (the v0.3 spelling of {name})"
             ))),
             None => Err(E::custom(format!(
@@ -192,7 +187,7 @@ impl Visitor<'_> for TaskStateVisitor {
         usize::try_from(value)
             .ok()
             .and_then(|index| STATES.get(index))
-            .map(|(state, _, _)| *state)
+            .map(|(state, _)| *state)
             .ok_or_else(|| E::custom(format!("unknown task state {value}; expected 0 to 8")))
     }
 

@@ -7,8 +7,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::agent::AgentEvent;
@@ -247,7 +245,7 @@ impl TaskStore for InMemoryTaskStore {
         let offset = match &params.page_token {
             None => 0,
             Some(token) if token.is_empty() => 0,
-            Some(token) => decode_token(token)?,
+            Some(token) => page_token::decode(token)?,
         };
         let total = matching.len();
         let end = offset.saturating_add(page_size as usize).min(total);
@@ -260,7 +258,7 @@ impl TaskStore for InMemoryTaskStore {
         Ok(ListTasksResult {
             tasks: page,
             next_page_token: if end < total {
-                encode_token(end)
+                page_token::encode(end)
             } else {
                 String::new()
             },
@@ -270,17 +268,59 @@ impl TaskStore for InMemoryTaskStore {
     }
 }
 
-fn encode_token(offset: usize) -> String {
-    URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
-}
+/// The `ListTasks` page token of an offset-paged store: URL-safe base64 (no padding) of
+/// `offset:N`, where `N` is the index of the first task of the next page. Opaque to
+/// clients; the in-memory store and the DynamoDB store both use it.
+pub mod page_token {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-fn decode_token(token: &str) -> Result<usize, StoreError> {
-    URL_SAFE_NO_PAD
-        .decode(token)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| text.strip_prefix("offset:")?.parse().ok())
-        .ok_or_else(|| StoreError::BadPageToken(token.to_owned()))
+    use super::StoreError;
+
+    /// The token for the page that starts at `offset`.
+    ///
+    /// ```
+    /// use a2a_server::tasks::page_token;
+    ///
+    /// assert_eq!(page_token::decode(&page_token::encode(42)).ok(), Some(42));
+    /// ```
+    pub fn encode(offset: usize) -> String {
+        URL_SAFE_NO_PAD.encode(format!("offset:{offset}"))
+    }
+
+    /// The offset `token` stands for; [`StoreError::BadPageToken`] (carrying the token)
+    /// for one [`encode`] did not make.
+    pub fn decode(token: &str) -> Result<usize, StoreError> {
+        URL_SAFE_NO_PAD
+            .decode(token)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| text.strip_prefix("offset:")?.parse().ok())
+            .ok_or_else(|| StoreError::BadPageToken(token.to_owned()))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn tokens_round_trip() {
+            for offset in [0, 1, 42, 100, usize::MAX] {
+                assert_eq!(decode(&encode(offset)).ok(), Some(offset), "{offset}");
+            }
+        }
+
+        #[test]
+        fn strangers_are_refused_with_the_token() {
+            // "b2Zmc2V0Og" is base64 of "offset:" with no number.
+            for token in ["nope", "b2Zmc2V0Og", "!!!", "offset:3"] {
+                assert!(
+                    matches!(decode(token), Err(StoreError::BadPageToken(ref t)) if t == token),
+                    "{token}"
+                );
+            }
+        }
+    }
 }
 
 fn parse_time(value: &str) -> Option<time::OffsetDateTime> {

@@ -2,9 +2,9 @@
 //!
 //! The A2A wire, with no I/O of its own: JSON-RPC 2.0 envelopes ([`jsonrpc`]), the
 //! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
-//! negotiation ([`version`]), the agent card ([`card`]), the error tables ([`error`]) and
-//! AgentCore's platform headers ([`agentcore`]). No async runtime, no web framework: a
-//! client and a server share it.
+//! negotiation ([`version`]), percent-encoding ([`percent`]), the agent card ([`card`]),
+//! the error tables ([`error`]) and AgentCore's platform headers ([`agentcore`]). No async
+//! runtime, no web framework: a client and a server share it.
 //!
 //! ```
 //! use a2a_core::{jsonrpc, version};
@@ -22,6 +22,7 @@ pub mod card;
 pub mod error;
 pub mod jsonrpc;
 pub mod model;
+pub mod percent;
 pub mod version;
 pub mod wire;
 

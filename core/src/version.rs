@@ -80,41 +80,14 @@ pub fn parse_version(value: &str) -> Result<ProtocolVersion, Error> {
     }
 }
 
-/// The `A2A-Version` value in a raw query string (`a=1&A2A-Version=1.0`), percent-decoded.
+/// The `A2A-Version` value in a raw query string (`a=1&A2A-Version=1.0`), form-decoded
+/// ([`crate::percent::decode_query`]).
 pub fn version_from_query(query: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         name.eq_ignore_ascii_case(VERSION_HEADER)
-            .then(|| percent_decode(value))
+            .then(|| crate::percent::decode_query(value))
     })
-}
-
-fn percent_decode(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = |at: usize| {
-            bytes
-                .get(at)
-                .and_then(|byte| char::from(*byte).to_digit(16))
-        };
-        match (bytes[index], hex(index + 1), hex(index + 2)) {
-            (b'%', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                index += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                index += 1;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What a method does, independent of the version that names it.

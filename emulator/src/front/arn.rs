@@ -3,38 +3,7 @@
 //! Format (from the `InvokeAgentRuntime` API reference):
 //! `arn:aws[-partition]:bedrock-agentcore:{region}:{12-digit account}:runtime/{name}-{10 chars}`
 //! where the name starts with a letter and has up to 48 letters, digits and underscores.
-
-/// Percent-decodes a path segment (`%3A` → `:`); `None` when an escape is malformed or the
-/// result is not UTF-8.
-pub fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = segment.get(index + 1..index + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Percent-encodes an ARN for a path segment, as AWS SDKs do.
-pub fn percent_encode(arn: &str) -> String {
-    let mut out = String::with_capacity(arn.len() + 16);
-    for byte in arn.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
+//! A path carries one percent-encoded as a segment ([`a2a_core::percent::encode_component`]).
 
 /// True for a well-formed AgentCore runtime ARN.
 pub fn is_runtime_arn(arn: &str) -> bool {
@@ -76,6 +45,7 @@ fn is_runtime_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use a2a_core::percent::{decode_component, encode_component};
 
     const ARN: &str =
         "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/my_agent-AbCdEf1234";
@@ -104,14 +74,12 @@ mod tests {
     }
 
     #[test]
-    fn encoding_round_trips() {
-        let encoded = percent_encode(ARN);
+    fn encoded_arns_round_trip() {
+        let encoded = encode_component(ARN);
         assert_eq!(
             encoded,
             "arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-AbCdEf1234"
         );
-        assert_eq!(percent_decode(&encoded).as_deref(), Some(ARN));
-        assert_eq!(percent_decode("bad%zz"), None);
-        assert_eq!(percent_decode("cut%3"), None);
+        assert_eq!(decode_component(&encoded).as_deref(), Some(ARN));
     }
 }

@@ -10,7 +10,7 @@ use a2a_core::jsonrpc::Id;
 
 use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
-use super::{CARD_PATH, Front, SessionName, arn};
+use super::{CARD_PATH, Front, SessionName};
 
 impl Front {
     pub(super) async fn card(
@@ -28,7 +28,7 @@ impl Front {
         let url = format!(
             "{}/runtimes/{}/invocations/",
             self.config.base_url,
-            arn::percent_encode(arn)
+            a2a_core::percent::encode_component(arn)
         );
         let json = match self.template.card_json(&url) {
             Some(json) => Ok(json),

@@ -7,7 +7,9 @@
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
 mod arn;
-pub use arn::{is_runtime_arn, percent_encode};
+/// How an ARN is written in an invocation path (`/runtimes/{arn}/invocations`).
+pub use a2a_core::percent::encode_component as percent_encode;
+pub use arn::is_runtime_arn;
 mod card;
 pub mod container;
 mod errors;

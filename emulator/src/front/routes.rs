@@ -35,7 +35,7 @@ pub(super) fn route(method: &Method, path: &str, interface: Option<&str>) -> Res
             let (encoded, tail) = rest
                 .split_once('/')
                 .ok_or_else(|| format!("no route {method} {path}"))?;
-            let arn = arn::percent_decode(encoded)
+            let arn = a2a_core::percent::decode_component(encoded)
                 .filter(|arn| arn::is_runtime_arn(arn))
                 .ok_or_else(|| format!("{encoded:?} is not a URL-encoded AgentCore runtime ARN"))?;
             match tail {

@@ -298,7 +298,7 @@ mod tests {
                 row.code.code(),
                 row.message.to_owned(),
                 None,
-                row.http_status,
+                row.http_status.as_u16(),
             );
             assert_eq!(error.name, row.name, "{row:?}");
             let retry = matches!(

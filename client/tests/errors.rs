@@ -38,7 +38,11 @@ async fn every_agentcore_row_is_read_with_its_status_and_name() {
     for row in AGENTCORE_TABLE {
         server.reset().await;
         Mock::given(method("POST"))
-            .respond_with(echo_error(row.http_status, row.code.code(), row.message))
+            .respond_with(echo_error(
+                row.http_status.as_u16(),
+                row.code.code(),
+                row.message,
+            ))
             .mount(&server)
             .await;
 
@@ -52,7 +56,11 @@ async fn every_agentcore_row_is_read_with_its_status_and_name() {
         assert_eq!(rpc.message, row.message, "{row:?}");
         assert_eq!(rpc.http_status, row.http_status, "{row:?}");
         assert_eq!(rpc.name, row.name, "{row:?}");
-        assert_eq!(error.http_status(), Some(row.http_status), "{row:?}");
+        assert_eq!(
+            error.http_status(),
+            Some(row.http_status.as_u16()),
+            "{row:?}"
+        );
         let retryable = matches!(
             row.name,
             "ThrottlingException" | "RetryableConflictException"
@@ -61,7 +69,7 @@ async fn every_agentcore_row_is_read_with_its_status_and_name() {
         assert!(
             error
                 .to_string()
-                .ends_with(&format!("(HTTP {})", row.http_status)),
+                .ends_with(&format!("(HTTP {})", row.http_status.as_u16())),
             "{error}"
         );
         assert_eq!(requests(&server).await, 1, "{row:?}: never retried");

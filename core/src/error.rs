@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use http::StatusCode;
 use serde_json::{Value, json};
 
 /// A JSON-RPC error code, named where we know it.
@@ -207,16 +208,17 @@ pub struct ErrorRow {
     /// (`RetryableConflictException`). Two AgentCore rows share -32054 and differ here.
     pub name: &'static str,
     /// HTTP status of the response.
-    pub http_status: u16,
+    pub http_status: StatusCode,
     /// The `message` member of the JSON-RPC error object.
     pub message: &'static str,
 }
 
-const fn row(code: ErrorCode, http_status: u16, message: &'static str) -> ErrorRow {
+/// A row of the specification's table: its name, and HTTP 200.
+const fn row(code: ErrorCode, message: &'static str) -> ErrorRow {
     ErrorRow {
         code,
         name: code.name(),
-        http_status,
+        http_status: StatusCode::OK,
         message,
     }
 }
@@ -224,7 +226,7 @@ const fn row(code: ErrorCode, http_status: u16, message: &'static str) -> ErrorR
 const fn aws(
     code: ErrorCode,
     name: &'static str,
-    http_status: u16,
+    http_status: StatusCode,
     message: &'static str,
 ) -> ErrorRow {
     ErrorRow {
@@ -237,50 +239,39 @@ const fn aws(
 
 /// The A2A specification's table: every JSON-RPC error is sent with HTTP 200.
 pub const SPEC_TABLE: [ErrorRow; 14] = [
-    row(ErrorCode::ParseError, 200, "Invalid JSON payload"),
+    row(ErrorCode::ParseError, "Invalid JSON payload"),
     row(
         ErrorCode::InvalidRequest,
-        200,
         "Request payload validation error",
     ),
-    row(ErrorCode::MethodNotFound, 200, "Method not found"),
-    row(ErrorCode::InvalidParams, 200, "Invalid parameters"),
-    row(ErrorCode::InternalError, 200, "Internal error"),
-    row(ErrorCode::TaskNotFound, 200, "Task not found"),
-    row(ErrorCode::TaskNotCancelable, 200, "Task cannot be canceled"),
+    row(ErrorCode::MethodNotFound, "Method not found"),
+    row(ErrorCode::InvalidParams, "Invalid parameters"),
+    row(ErrorCode::InternalError, "Internal error"),
+    row(ErrorCode::TaskNotFound, "Task not found"),
+    row(ErrorCode::TaskNotCancelable, "Task cannot be canceled"),
     row(
         ErrorCode::PushNotificationNotSupported,
-        200,
         "Push Notification is not supported",
     ),
     row(
         ErrorCode::UnsupportedOperation,
-        200,
         "This operation is not supported",
     ),
     row(
         ErrorCode::ContentTypeNotSupported,
-        200,
         "Incompatible content types",
     ),
-    row(
-        ErrorCode::InvalidAgentResponse,
-        200,
-        "Invalid agent response",
-    ),
+    row(ErrorCode::InvalidAgentResponse, "Invalid agent response"),
     row(
         ErrorCode::ExtendedAgentCardNotConfigured,
-        200,
         "Extended agent card is not configured",
     ),
     row(
         ErrorCode::ExtensionSupportRequired,
-        200,
         "Extension support is required",
     ),
     row(
         ErrorCode::VersionNotSupported,
-        200,
         "Protocol version is not supported",
     ),
 ];
@@ -290,43 +281,43 @@ pub const AGENTCORE_TABLE: [ErrorRow; 7] = [
     aws(
         ErrorCode::ResourceNotFound,
         "ResourceNotFoundException",
-        404,
+        StatusCode::NOT_FOUND,
         "Resource not found - Requested resource does not exist",
     ),
     aws(
         ErrorCode::Validation,
         "ValidationException",
-        400,
+        StatusCode::BAD_REQUEST,
         "Validation error - Invalid request data",
     ),
     aws(
         ErrorCode::Throttling,
         "ThrottlingException",
-        429,
+        StatusCode::TOO_MANY_REQUESTS,
         "Rate limit exceeded - Too many requests",
     ),
     aws(
         ErrorCode::Conflict,
         "ConflictException",
-        409,
+        StatusCode::CONFLICT,
         "Resource conflict - Resource already exists",
     ),
     aws(
         ErrorCode::Conflict,
         "RetryableConflictException",
-        409,
+        StatusCode::CONFLICT,
         "Session operation in progress, please retry",
     ),
     aws(
         ErrorCode::RuntimeClientError,
         "RuntimeClientError",
-        424,
+        StatusCode::FAILED_DEPENDENCY,
         "Runtime client error - Please check your CloudWatch logs for more information",
     ),
     aws(
         ErrorCode::InternalError,
         "InternalServerException",
-        500,
+        StatusCode::INTERNAL_SERVER_ERROR,
         "Internal error - An unexpected error occurred while processing the request",
     ),
 ];
@@ -511,7 +502,7 @@ impl Error {
     ///
     /// AgentCore profile and platform refusals: exactly the body AWS documents, code and
     /// message with no `data`; the detail is for the server's log.
-    pub fn to_wire(&self, profile: ErrorProfile) -> (u16, ErrorObject) {
+    pub fn to_wire(&self, profile: ErrorProfile) -> (StatusCode, ErrorObject) {
         let row = profile.row(self.refusal);
         if profile == ErrorProfile::AgentCore || self.refusal.is_platform() {
             return (

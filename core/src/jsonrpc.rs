@@ -20,6 +20,7 @@
 //! true and the server must not answer it (over HTTP: 204 with no body). A request with
 //! `"id": null` is not a notification and is answered with `"id": null`.
 
+use http::StatusCode;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
@@ -277,7 +278,7 @@ pub struct ErrorResponse {
 
 impl ErrorResponse {
     /// The response for `error` under `profile`, with the HTTP status to send it with.
-    pub fn from_error(id: Id, error: &Error, profile: ErrorProfile) -> (u16, Self) {
+    pub fn from_error(id: Id, error: &Error, profile: ErrorProfile) -> (StatusCode, Self) {
         let (status, object) = error.to_wire(profile);
         (
             status,
@@ -290,7 +291,7 @@ impl ErrorResponse {
     }
 
     /// The response for a rejected request under `profile`, with its HTTP status.
-    pub fn from_rejection(rejection: &Rejection, profile: ErrorProfile) -> (u16, Self) {
+    pub fn from_rejection(rejection: &Rejection, profile: ErrorProfile) -> (StatusCode, Self) {
         Self::from_error(rejection.id.clone(), &rejection.error, profile)
     }
 }

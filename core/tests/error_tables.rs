@@ -29,7 +29,7 @@ fn spec_table_is_http_200_for_every_code() {
     for (refusal, code) in A2A_REFUSALS {
         let row = ErrorProfile::Spec.row(refusal);
         assert_eq!(
-            (row.code.code(), row.http_status),
+            (row.code.code(), row.http_status.as_u16()),
             (code, 200),
             "{refusal:?}"
         );
@@ -40,7 +40,14 @@ fn spec_table_is_http_200_for_every_code() {
 fn agentcore_table_matches_aws() {
     let rows: Vec<(i64, &str, u16, &str)> = AGENTCORE_TABLE
         .iter()
-        .map(|row| (row.code.code(), row.name, row.http_status, row.message))
+        .map(|row| {
+            (
+                row.code.code(),
+                row.name,
+                row.http_status.as_u16(),
+                row.message,
+            )
+        })
         .collect();
     assert_eq!(
         rows,
@@ -105,7 +112,7 @@ fn platform_refusals_use_the_agentcore_row_in_both_profiles() {
         for (refusal, status, code) in cases {
             let row = profile.row(refusal);
             assert_eq!(
-                (row.http_status, row.code.code()),
+                (row.http_status.as_u16(), row.code.code()),
                 (status, code),
                 "{refusal:?}"
             );
@@ -138,7 +145,7 @@ fn agentcore_profile_maps_every_a2a_refusal_to_a_non_2xx_row() {
     for (refusal, status, code) in expected {
         let row = ErrorProfile::AgentCore.row(refusal);
         assert_eq!(
-            (row.http_status, row.code.code()),
+            (row.http_status.as_u16(), row.code.code()),
             (status, code),
             "{refusal:?}"
         );

@@ -10,7 +10,10 @@ use serde_json::{Value, json};
 fn refusal(body: &str) -> (u16, Value) {
     let rejection = parse_request(body.as_bytes()).expect_err("body must be refused");
     let (status, response) = ErrorResponse::from_rejection(&rejection, ErrorProfile::Spec);
-    (status, serde_json::to_value(response).expect("serializes"))
+    (
+        status.as_u16(),
+        serde_json::to_value(response).expect("serializes"),
+    )
 }
 
 /// Asserts code, full message and echoed id.

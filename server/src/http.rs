@@ -242,8 +242,7 @@ fn reply(reply: Reply) -> Response {
     }
 }
 
-fn json_response(status: u16, body: Vec<u8>) -> Response {
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
         [(
@@ -257,7 +256,7 @@ fn json_response(status: u16, body: Vec<u8>) -> Response {
 
 fn panic_response() -> Response {
     json_response(
-        200,
+        StatusCode::OK,
         br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
             .to_vec(),
     )

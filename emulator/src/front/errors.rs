@@ -3,7 +3,7 @@
 
 use a2a_core::error::{Error, ErrorProfile, Refusal};
 use a2a_core::jsonrpc::{ErrorResponse, Id};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 /// The response for a platform refusal. `detail` is logged, never sent: the body is
@@ -14,7 +14,7 @@ pub fn platform_error(refusal: Refusal, id: Id, detail: &str) -> Response {
     let (status, body) = ErrorResponse::from_error(id, &error, ErrorProfile::AgentCore);
     let body = serde_json::to_vec(&body).unwrap_or_default();
     (
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        status,
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),

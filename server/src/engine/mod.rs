@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use axum::http::StatusCode;
 use futures_util::Stream;
 use futures_util::TryFutureExt as _;
 use futures_util::stream::{self, StreamExt as _};
@@ -47,7 +48,7 @@ pub enum Reply {
     /// A JSON-RPC response with its HTTP status.
     Json {
         /// HTTP status (200 under the spec profile).
-        status: u16,
+        status: StatusCode,
         /// The JSON-RPC response.
         body: Vec<u8>,
     },
@@ -219,7 +220,10 @@ impl Engine {
         let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
         let (version, operation) = version::resolve_method(&request.method, requested)?;
         let params = request.params;
-        let json = |body: Vec<u8>| Reply::Json { status: 200, body };
+        let json = |body: Vec<u8>| Reply::Json {
+            status: StatusCode::OK,
+            body,
+        };
         match operation {
             Operation::Send => {
                 let params = parse_send(version, params)?;

@@ -1,5 +1,6 @@
 //! Serializing results in the version the request speaks.
 
+use axum::http::StatusCode;
 use serde::Serialize;
 
 use a2a_core::error::{Error, ErrorProfile, Refusal};
@@ -28,7 +29,7 @@ pub(crate) fn success<T: Serialize>(id: &Id, result: &T) -> Vec<u8> {
 }
 
 /// A JSON-RPC error response and its HTTP status.
-pub(crate) fn error_body(id: Id, error: &Error, profile: ErrorProfile) -> (u16, Vec<u8>) {
+pub(crate) fn error_body(id: Id, error: &Error, profile: ErrorProfile) -> (StatusCode, Vec<u8>) {
     let (status, response) = ErrorResponse::from_error(id, error, profile);
     let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
         br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#

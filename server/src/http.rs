@@ -79,8 +79,6 @@ fn etag_of(bytes: &[u8]) -> String {
 pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     let card_json =
         serde_json::to_vec(&engine.card().render_hybrid(engine.public_url())).unwrap_or_default();
-    let mut hasher = DefaultHasher::new();
-    card_json.hash(&mut hasher);
     let interface_path = interface_path(engine.public_url());
     let state = Arc::new(AppState {
         engine,

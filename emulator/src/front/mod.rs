@@ -133,7 +133,7 @@ static CONTAINER_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id"
 /// Serves one request. What to do is decided before anything is awaited, and the future
 /// axum keeps per request is made of combinators over the chosen path, so it holds only
 /// what that path needs while it waits (an `async fn` chain keeps every argument at every
-/// level: this one was 4 KB). The rarer cards, pings and refusals that wait are boxed.
+/// level; sizes in BENCHMARKS.md). The rarer cards, pings and refusals that wait are boxed.
 fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response> + Send + use<> {
     let request_id = a2a_core::model::new_id();
     let (mut parts, body) = request.into_parts();

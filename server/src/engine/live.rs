@@ -103,8 +103,8 @@ pub(crate) fn start(
         //
         // The agent's own panics are caught inside the runner; this catches the rest (an
         // agent's `execute` that panics before it returns its future, a store's write),
-        // which a spawned runner used to confine to its task: the caller then answers
-        // -32603 as for a runner that stopped.
+        // which would otherwise unwind through the caller: the caller then answers -32603
+        // as for a runner that stopped.
         let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
             runner
                 .as_mut()
@@ -121,9 +121,8 @@ pub(crate) fn start(
             Ok(Poll::Ready(())) => {
                 // Answer after the other requests that are ready now, as when the runner was
                 // spawned: under load the answers then leave together, and a client waiting on
-                // several connections is woken once for them, not once per answer. Measured
-                // (scripts/load.py --pin): answering at once cost 40-55% more CPU per request,
-                // the client's thread being woken for ~0.6 answers in 1 instead of ~0.05.
+                // several connections is woken once for them, not once per answer, which
+                // costs less CPU per request (figures in BENCHMARKS.md).
                 tokio::task::yield_now().await;
             }
         }

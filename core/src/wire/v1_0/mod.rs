@@ -124,7 +124,7 @@ pub fn parse_task_push_config_params(
 }
 
 /// Deserializes params into `T`: first without tracking the path (the common, valid
-/// case, about 40% faster), then, only if that fails, again through
+/// case, and the faster parse), then, only if that fails, again through
 /// [`super::parse_params`] for an error that names the offending member.
 fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
     if let Some(raw) = params

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use a2a_core::error::ErrorProfile;
 use a2a_server::agent::IntoAgent;
+use a2a_server::graceful;
 use axum::ServiceExt as _;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -282,34 +283,18 @@ impl Emulator {
         let public_url = self
             .public_url
             .clone()
-            .unwrap_or_else(|| format!("http://{}/", shown(bound)));
+            .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
         let grace = self.shutdown_grace;
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
         let service = self.front(bound, &public_url, processes.clone())?;
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            let mut wait = stopped.clone();
-            let mut signal = stopped;
-            let server = axum::serve(listener, service.into_make_service()).with_graceful_shutdown(
-                async move {
-                    let _ = signal.wait_for(|stop| *stop).await;
-                },
-            );
-            tokio::select! {
-                result = server => result,
-                () = async move {
-                    let _ = wait.wait_for(|stop| *stop).await;
-                    tokio::time::sleep(grace).await;
-                } => {
-                    tracing::warn!(seconds = grace.as_secs(), "in-flight requests did not finish in time; stopping");
-                    Ok(())
-                }
-            }
-        });
+        let server = axum::serve(listener, service.into_make_service())
+            .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
+        let task = tokio::spawn(graceful::drain(server, stopped, grace));
         Ok(Running {
             address: bound,
-            url: format!("http://{}", shown(bound)),
+            url: format!("http://{}", graceful::reachable(bound)),
             public_url,
             stop,
             task: Some(task),
@@ -389,7 +374,7 @@ impl Emulator {
                 .map_or(0, |elapsed| elapsed.as_nanos() as u64)
         });
         let config = FrontConfig {
-            base_url: format!("http://{}", shown(bound)),
+            base_url: format!("http://{}", graceful::reachable(bound)),
             runtime_arn: self.runtime_arn,
             max_body_bytes: self.max_body_bytes,
             rate_limit: RateLimiter::new(self.rate_limit),
@@ -401,15 +386,6 @@ impl Emulator {
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))
     }
-}
-
-/// The address as a client reaches it: loopback for an unspecified address.
-fn shown(bound: SocketAddr) -> SocketAddr {
-    let mut shown = bound;
-    if shown.ip().is_unspecified() {
-        shown.set_ip(IpAddr::V4(Ipv4Addr::LOCALHOST));
-    }
-    shown
 }
 
 /// A started emulator. Dropping it stops the server (without waiting); call
@@ -477,12 +453,13 @@ impl Running {
 }
 
 impl Drop for Running {
-    /// Stops the server and the agent processes without waiting (SIGTERM now, SIGKILL
-    /// after the grace while the runtime lives; killed with the runtime at the latest).
+    /// Stops the server and the agent processes without waiting: each process group gets
+    /// SIGTERM at once (even when the runtime is going away with the emulator, as at the
+    /// end of a test), and SIGKILL after the grace while the runtime lives.
     fn drop(&mut self) {
         let _ = self.stop.send(true);
         if let Some(processes) = &self.processes {
-            processes.stop_all();
+            processes.terminate_now();
         }
     }
 }

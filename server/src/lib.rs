@@ -8,6 +8,7 @@
 //! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait and the in-memory store.
 //! - [`http`]: the one axum router every host serves (Lambda, container, emulator).
 //! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
+//! - [`graceful`]: the stop signal and the drain every host's server uses.
 //! - [`agents`]: the built-in agents (echo, conformance).
 //!
 //! ```no_run
@@ -38,8 +39,10 @@
 pub mod agent;
 pub mod agents;
 pub mod engine;
+pub mod graceful;
 pub mod health;
 pub mod http;
+pub mod layers;
 pub mod serve;
 pub mod tasks;
 

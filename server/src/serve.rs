@@ -34,17 +34,15 @@ use std::time::Duration;
 use a2a_core::card::CardError;
 use a2a_core::error::ErrorProfile;
 use axum::Router;
-use axum::extract::Request;
-use axum::response::IntoResponse;
-use axum::routing::Route;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tower::{Layer, Service};
 
 use crate::agent::{Agent, IntoAgent};
 use crate::engine::{Engine, EngineConfig};
+use crate::graceful;
 use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
+use crate::layers::{Layers, RouterLayer};
 use crate::tasks::{InMemoryTaskStore, TaskStore};
 
 /// The port AgentCore expects an A2A container on.
@@ -223,21 +221,19 @@ impl ContainerConfig {
     }
 }
 
-type RouterLayer = Box<dyn FnOnce(Router) -> Router + Send>;
-
 /// An agent as an AgentCore container, configured in code.
 pub struct Container {
     agent: Arc<dyn Agent>,
     config: ContainerConfig,
     store: Option<Arc<dyn TaskStore>>,
-    layers: Vec<RouterLayer>,
+    layers: Layers,
 }
 
 impl std::fmt::Debug for Container {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Container")
             .field("config", &self.config)
-            .field("layers", &self.layers.len())
+            .field("layers", &self.layers)
             .finish_non_exhaustive()
     }
 }
@@ -254,7 +250,7 @@ impl Container {
             agent: agent.into_agent(),
             config,
             store: None,
-            layers: Vec::new(),
+            layers: Layers::default(),
         }
     }
 
@@ -304,16 +300,8 @@ impl Container {
 
     /// Wraps the router in a tower layer of yours (auth, limits), outermost last, as
     /// [`Router::layer`] does.
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: Layer<Route> + Clone + Send + Sync + 'static,
-        L::Service: Service<Request> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
-        <L::Service as Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
-        <L::Service as Service<Request>>::Future: Send + 'static,
-    {
-        self.layers
-            .push(Box::new(move |router| router.layer(layer)));
+    pub fn layer(mut self, layer: impl RouterLayer) -> Self {
+        self.layers.push(layer);
         self
     }
 
@@ -340,16 +328,13 @@ impl Container {
                 security: None,
             },
         )?;
-        let mut app = router(
+        let app = router(
             Arc::new(engine),
             RouterOptions {
                 max_body_bytes: self.config.max_body_bytes,
             },
         );
-        for layer in self.layers {
-            app = layer(app);
-        }
-        Ok((app, self.config))
+        Ok((self.layers.apply(app), self.config))
     }
 
     /// Binds the address and serves in the background until [`Running::shutdown`].
@@ -366,11 +351,13 @@ impl Container {
             .config
             .public_url
             .clone()
-            .unwrap_or_else(|| local_url(bound));
+            .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
         let (app, config) = self.build(&public_url)?;
         tracing::info!(%bound, %public_url, "container listening");
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(serve_router(listener, app, stopped, config.shutdown_grace));
+        let server = axum::serve(listener, app)
+            .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
+        let task = tokio::spawn(graceful::drain(server, stopped, config.shutdown_grace));
         Ok(Running {
             address: bound,
             url: public_url,
@@ -386,39 +373,8 @@ impl Container {
     /// The address cannot be bound, the card is invalid, or the server failed.
     pub async fn serve(self) -> Result<(), ServeError> {
         let running = self.bind().await?;
-        shutdown_signal().await;
+        graceful::shutdown_signal().await;
         running.shutdown().await
-    }
-}
-
-/// `http://{bound}/`, with loopback for an unspecified address.
-fn local_url(bound: SocketAddr) -> String {
-    let mut shown = bound;
-    if shown.ip().is_unspecified() {
-        shown.set_ip(IpAddr::V4(Ipv4Addr::LOCALHOST));
-    }
-    format!("http://{shown}/")
-}
-
-async fn serve_router(
-    listener: TcpListener,
-    app: Router,
-    mut stopped: watch::Receiver<bool>,
-    grace: Duration,
-) -> std::io::Result<()> {
-    let mut wait = stopped.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stopped.wait_for(|stop| *stop).await;
-    });
-    tokio::select! {
-        result = server => result,
-        () = async move {
-            let _ = wait.wait_for(|stop| *stop).await;
-            tokio::time::sleep(grace).await;
-        } => {
-            tracing::warn!(seconds = grace.as_secs(), "in-flight requests did not finish in time; stopping");
-            Ok(())
-        }
     }
 }
 
@@ -453,29 +409,6 @@ impl Running {
             Err(join) => Err(ServeError::Serve(std::io::Error::other(join))),
         }
     }
-}
-
-/// Resolves on SIGTERM (how AgentCore and Lambda stop a process) or Ctrl-C.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutdown requested; finishing in-flight requests");
 }
 
 /// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`); colours only on a

@@ -238,33 +238,15 @@ impl TaskStore for InMemoryTaskStore {
             let key = |task: &Task| task.status.timestamp.as_deref().and_then(parse_time);
             key(b).cmp(&key(a)).then_with(|| a.id.cmp(&b.id))
         });
-        let page_size = params
-            .page_size
-            .unwrap_or(DEFAULT_PAGE_SIZE)
-            .clamp(1, MAX_PAGE_SIZE);
-        let offset = match &params.page_token {
-            None => 0,
-            Some(token) if token.is_empty() => 0,
-            Some(token) => page_token::decode(token)?,
-        };
-        let total = matching.len();
-        let end = offset.saturating_add(page_size as usize).min(total);
+        let paging = page_token::Paging::of(params)?;
+        let range = paging.range(matching.len());
         let page = matching
-            .get(offset.min(total)..end)
+            .get(range)
             .unwrap_or_default()
             .iter()
             .map(|task| view(task, params.history_length, params.include_artifacts))
             .collect();
-        Ok(ListTasksResult {
-            tasks: page,
-            next_page_token: if end < total {
-                page_token::encode(end)
-            } else {
-                String::new()
-            },
-            page_size,
-            total_size: u32::try_from(total).unwrap_or(u32::MAX),
-        })
+        Ok(paging.result(page, matching.len()))
     }
 }
 
@@ -272,10 +254,67 @@ impl TaskStore for InMemoryTaskStore {
 /// `offset:N`, where `N` is the index of the first task of the next page. Opaque to
 /// clients; the in-memory store and the DynamoDB store both use it.
 pub mod page_token {
+    use std::ops::Range;
+
+    use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
     use base64::Engine as _;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-    use super::StoreError;
+    use super::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, StoreError};
+
+    /// Where a `ListTasks` page starts and how long it is, read from its params before the
+    /// store looks anything up (a bad token is refused first).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Paging {
+        /// Index of the page's first task among all matching tasks.
+        pub offset: usize,
+        /// Tasks a page holds: the params' size (default [`DEFAULT_PAGE_SIZE`]) within
+        /// 1..=[`MAX_PAGE_SIZE`].
+        pub page_size: u32,
+    }
+
+    impl Paging {
+        /// The paging `params` ask for.
+        ///
+        /// # Errors
+        /// [`StoreError::BadPageToken`] for a token [`encode`] did not make.
+        pub fn of(params: &ListTasksParams) -> Result<Self, StoreError> {
+            let offset = match params.page_token.as_deref() {
+                None | Some("") => 0,
+                Some(token) => decode(token)?,
+            };
+            let page_size = params
+                .page_size
+                .unwrap_or(DEFAULT_PAGE_SIZE)
+                .clamp(1, MAX_PAGE_SIZE);
+            Ok(Self { offset, page_size })
+        }
+
+        /// The indexes of this page among `total` matching tasks (empty past the end).
+        pub fn range(self, total: usize) -> Range<usize> {
+            let end = self
+                .offset
+                .saturating_add(self.page_size as usize)
+                .min(total);
+            self.offset.min(total)..end
+        }
+
+        /// The answer: the page's `tasks` out of `total`, with the next page's token when
+        /// more follow.
+        pub fn result(self, tasks: Vec<Task>, total: usize) -> ListTasksResult {
+            let end = self.range(total).end;
+            ListTasksResult {
+                tasks,
+                next_page_token: if end < total {
+                    encode(end)
+                } else {
+                    String::new()
+                },
+                page_size: self.page_size,
+                total_size: u32::try_from(total).unwrap_or(u32::MAX),
+            }
+        }
+    }
 
     /// The token for the page that starts at `offset`.
     ///

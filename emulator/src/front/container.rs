@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use a2a_core::card::CardError;
@@ -77,16 +77,36 @@ pub struct LazyProcess {
     spec: ProcessSpec,
     /// The session id (for `A2A_SESSION_ID`), none outside any session.
     session: Option<String>,
-    process: OnceLock<AgentProcess>,
+    process: Mutex<Option<Arc<AgentProcess>>>,
 }
 
 impl LazyProcess {
-    /// The process, started now if it was not yet.
-    fn get(&self) -> &AgentProcess {
-        self.process.get_or_init(|| {
-            let label = self.session.as_deref().unwrap_or("card");
-            AgentProcess::start(&self.spec, label, self.session.as_deref())
-        })
+    /// The process, started now if it was not yet. A session's process is its one
+    /// container (a failed one ends the session); the one outside any session, which only
+    /// serves cards, is started again once it has failed.
+    fn get(&self) -> Arc<AgentProcess> {
+        let mut process = self.process.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*process {
+            Some(current) if self.session.is_some() || !current.failed() => Arc::clone(current),
+            _ => {
+                let label = self.session.as_deref().unwrap_or("card");
+                let started = Arc::new(AgentProcess::start(
+                    &self.spec,
+                    label,
+                    self.session.as_deref(),
+                ));
+                *process = Some(Arc::clone(&started));
+                started
+            }
+        }
+    }
+
+    /// The process, if one was started.
+    fn started(&self) -> Option<Arc<AgentProcess>> {
+        self.process
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -154,7 +174,7 @@ impl Backend {
             Self::Process(spec) => Ok(Container::Process(Arc::new(LazyProcess {
                 spec: spec.clone(),
                 session: session.map(str::to_owned),
-                process: OnceLock::new(),
+                process: Mutex::new(None),
             }))),
         }
     }
@@ -174,14 +194,14 @@ impl Container {
         match self {
             Self::InProcess { engine, .. } => engine.running_tasks() > 0,
             Self::Upstream(_) => false,
-            Self::Process(process) => process.process.get().is_some_and(AgentProcess::busy),
+            Self::Process(process) => process.started().is_some_and(|process| process.busy()),
         }
     }
 
     /// True while the container's process starts: its `/ping` has not answered 200 yet.
     pub fn starting(&self) -> bool {
         match self {
-            Self::Process(process) => process.process.get().is_some_and(AgentProcess::starting),
+            Self::Process(process) => process.started().is_some_and(|process| process.starting()),
             Self::InProcess { .. } | Self::Upstream(_) => false,
         }
     }
@@ -190,7 +210,7 @@ impl Container {
     /// listened, or was stopped): its session is over.
     pub fn ended(&self) -> bool {
         match self {
-            Self::Process(process) => process.process.get().is_some_and(AgentProcess::failed),
+            Self::Process(process) => process.started().is_some_and(|process| process.failed()),
             Self::InProcess { .. } | Self::Upstream(_) => false,
         }
     }
@@ -198,7 +218,7 @@ impl Container {
     /// Stops the container's process (SIGTERM, SIGKILL after a grace), if it has one.
     pub fn stop(&self) {
         if let Self::Process(process) = self
-            && let Some(process) = process.process.get()
+            && let Some(process) = process.started()
         {
             process.stop();
         }
@@ -207,7 +227,7 @@ impl Container {
     /// True once nothing of the container runs any more: its process (if any) is gone.
     pub fn stopped(&self) -> bool {
         match self {
-            Self::Process(process) => process.process.get().is_none_or(AgentProcess::gone),
+            Self::Process(process) => process.started().is_none_or(|process| process.gone()),
             Self::InProcess { .. } | Self::Upstream(_) => true,
         }
     }

@@ -82,7 +82,17 @@ impl Phase {
 #[derive(Debug)]
 pub struct Processes {
     stop_all: watch::Sender<bool>,
-    phases: Mutex<Vec<watch::Receiver<Phase>>>,
+    phases: Mutex<Vec<Tracked>>,
+}
+
+/// A process as [`Processes`] knows it.
+#[derive(Debug)]
+struct Tracked {
+    phase: watch::Receiver<Phase>,
+    /// The port it was told to listen on: not given to another process while it lives.
+    port: u16,
+    /// Its process group, for a stop that cannot wait for the supervisor.
+    group: Option<Pid>,
 }
 
 impl Default for Processes {
@@ -110,7 +120,8 @@ impl Processes {
     pub async fn stop_all_and_wait(&self, limit: Duration) {
         self.stop_all();
         let phases = std::mem::take(&mut *self.lock());
-        let all_gone = futures_util::future::join_all(phases.into_iter().map(|mut phase| {
+        let all_gone = futures_util::future::join_all(phases.into_iter().map(|tracked| {
+            let mut phase = tracked.phase;
             async move {
                 // A closed channel: the supervisor is gone, and its process with it.
                 let _ = phase
@@ -123,13 +134,41 @@ impl Processes {
         }
     }
 
-    fn track(&self, phase: watch::Receiver<Phase>) {
-        let mut phases = self.lock();
-        phases.retain(|phase| !matches!(*phase.borrow(), Phase::Gone(_)));
-        phases.push(phase);
+    /// SIGTERM to every live process group now, from any thread and without a runtime:
+    /// for a stop whose supervisors may never run again (an emulator dropped with its
+    /// runtime). The supervisors, if they run, still SIGKILL what is left after the grace.
+    pub fn terminate_now(&self) {
+        self.stop_all();
+        for tracked in self.lock().iter() {
+            if let Some(group) = tracked.group
+                && !matches!(*tracked.phase.borrow(), Phase::Gone(_))
+            {
+                signal_group(group, Signal::SIGTERM);
+            }
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<watch::Receiver<Phase>>> {
+    /// A loopback port free now and not given to a live process of this emulator.
+    fn free_port(&self) -> Option<u16> {
+        let taken: Vec<u16> = self
+            .lock()
+            .iter()
+            .filter(|tracked| !matches!(*tracked.phase.borrow(), Phase::Gone(_)))
+            .map(|tracked| tracked.port)
+            .collect();
+        (0..16).find_map(|_| free_port().filter(|port| !taken.contains(port)))
+    }
+
+    fn track(&self, phase: watch::Receiver<Phase>, port: u16, pid: Option<u32>) {
+        let group = pid
+            .and_then(|pid| i32::try_from(pid).ok())
+            .map(Pid::from_raw);
+        let mut phases = self.lock();
+        phases.retain(|tracked| !matches!(*tracked.phase.borrow(), Phase::Gone(_)));
+        phases.push(Tracked { phase, port, group });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Tracked>> {
         self.phases.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -166,7 +205,7 @@ impl AgentProcess {
         let (phase_tx, phase) = watch::channel(Phase::Starting);
         let (stop, stop_rx) = watch::channel(false);
         let busy = Arc::new(AtomicBool::new(false));
-        let port = free_port().unwrap_or(0);
+        let port = spec.processes.free_port().unwrap_or(0);
         let upstream = Arc::new(Upstream {
             base: format!("http://127.0.0.1:{port}"),
             client: spec.client.clone(),
@@ -204,7 +243,7 @@ impl AgentProcess {
                 None
             }
         };
-        spec.processes.track(phase.clone());
+        spec.processes.track(phase.clone(), port, pid);
         Self {
             label: label.to_owned(),
             upstream,

@@ -5,7 +5,7 @@ use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::card::{AgentCard, Skill};
 use a2a_server::model::TaskState;
 
-/// The agent. Hosts: `src/main.rs` (Lambda), `src/bin/container.rs` (AgentCore).
+/// The agent. `src/main.rs` serves it on Lambda or as an AgentCore container.
 pub struct Greeter;
 
 #[a2a_server::async_trait]

@@ -33,20 +33,14 @@ pub type App = tower::util::MapRequest<
 
 /// The function's service for an engine, with the user's layers applied to the router in
 /// order (see [`crate::Lambda::layer`]).
-pub fn app(
-    engine: Arc<Engine>,
-    config: &Config,
-    layers: Vec<Box<dyn FnOnce(Router) -> Router + Send>>,
-) -> App {
+pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_server::layers::Layers) -> App {
     let mut app = router(
         engine,
         RouterOptions {
             max_body_bytes: config.max_body_bytes,
         },
     );
-    for layer in layers {
-        app = layer(app);
-    }
+    app = layers.apply(app);
     if let Auth::ApiKey(secret) = &config.auth {
         let secret: Arc<str> = Arc::from(secret.as_str());
         // The check sits outside the router, so it gets the router's request id and
@@ -187,11 +181,15 @@ struct Served {
 ///
 /// - **Scheme**: `X-Forwarded-Proto` (ALB, API Gateway and Function URLs send it), else
 ///   `http` for a local emulator's event, else `https` (every AWS HTTP front end).
-/// - **Host**: `X-Forwarded-Host` (a proxy in front), else `Host`, else the host
-///   lambda_http put in the URI from the event's domain name. Only a value made of host
-///   and port characters is taken, so a header cannot add a path to the URL.
+/// - **Host**: `Host` (the AWS front ends route on it, so it names the URL the request
+///   came to), else the host lambda_http put in the URI from the event's domain name. Only
+///   a value made of host and port characters is taken, so a header cannot add a path to
+///   the URL. `X-Forwarded-Host` is not read: any client can send it, and the card is
+///   served with a public `Cache-Control`, so a shared cache would keep a card naming the
+///   client's host of choice. Behind a proxy that rewrites the host, set `A2A_PUBLIC_URL`.
 ///
-/// Of a forwarded header's comma-separated list, the first entry is the client's.
+/// Of `X-Forwarded-Proto`'s comma-separated list, the first entry is the client's (though
+/// lambda_http 1.3 itself panics on a list while it builds the request's URI).
 fn card_url<B>(request: &Request<B>, served: &Served) -> Option<String> {
     let headers = request.headers();
     let first = |name: &str| {
@@ -202,15 +200,11 @@ fn card_url<B>(request: &Request<B>, served: &Served) -> Option<String> {
             .map(str::trim)
             .filter(|value| !value.is_empty())
     };
-    let host = first("x-forwarded-host")
-        .filter(|host| is_authority(host))
-        .or_else(|| {
-            headers
-                .get(header::HOST)
-                .and_then(|value| value.to_str().ok())
-                .map(str::trim)
-                .filter(|host| !host.is_empty() && is_authority(host))
-        })
+    let host = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::trim)
+        .filter(|host| !host.is_empty() && is_authority(host))
         .map(str::to_owned)
         .or_else(|| request.uri().authority().map(ToString::to_string))?;
     let scheme = match first("x-forwarded-proto") {

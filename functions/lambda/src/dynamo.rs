@@ -49,9 +49,7 @@ use std::time::Duration;
 
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
 use a2a_core::wire::v1_0;
-use a2a_server::tasks::{
-    self, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, StoreError, Stored, TaskStore, page_token,
-};
+use a2a_server::tasks::{self, StoreError, Stored, TaskStore, page_token};
 use aws_config::ecs::EcsCredentialsProvider;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
 use aws_config::meta::credentials::CredentialsProviderChain;
@@ -481,14 +479,7 @@ impl TaskStore for DynamoTaskStore {
     }
 
     async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        let offset = match params.page_token.as_deref() {
-            None | Some("") => 0,
-            Some(token) => page_token::decode(token)?,
-        };
-        let page_size = params
-            .page_size
-            .unwrap_or(DEFAULT_PAGE_SIZE)
-            .clamp(1, MAX_PAGE_SIZE);
+        let paging = page_token::Paging::of(params)?;
         let after = params.status_timestamp_after.as_deref().map(parse_time);
         let wanted_state = params.status.map(TaskState::v1_0_name);
         let now = unix_now();
@@ -506,9 +497,8 @@ impl TaskStore for DynamoTaskStore {
             .collect();
         entries.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| a.id.cmp(&b.id)));
         let total = entries.len();
-        let end = offset.saturating_add(page_size as usize).min(total);
         let ids: Vec<&str> = entries
-            .get(offset.min(total)..end)
+            .get(paging.range(total))
             .unwrap_or_default()
             .iter()
             .map(|entry| entry.id.as_str())
@@ -519,16 +509,7 @@ impl TaskStore for DynamoTaskStore {
             .iter()
             .map(|task| tasks::view(task, params.history_length, params.include_artifacts))
             .collect();
-        Ok(ListTasksResult {
-            tasks,
-            next_page_token: if end < total {
-                page_token::encode(end)
-            } else {
-                String::new()
-            },
-            page_size,
-            total_size: u32::try_from(total).unwrap_or(u32::MAX),
-        })
+        Ok(paging.result(tasks, total))
     }
 }
 

@@ -33,12 +33,8 @@ use std::time::Instant;
 
 use a2a_server::agent::{Agent, IntoAgent};
 use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::layers::{Layers, RouterLayer};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
-use axum::Router;
-use axum::extract::Request;
-use axum::response::IntoResponse;
-use axum::routing::Route;
-use tower::{Layer, Service};
 
 pub use app::App;
 pub use config::Config;
@@ -92,8 +88,6 @@ pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
     }
 }
 
-type RouterLayer = Box<dyn FnOnce(Router) -> Router + Send>;
-
 /// An agent as a Lambda function, configured in code where the environment is not enough.
 ///
 /// ```no_run
@@ -115,7 +109,7 @@ pub struct Lambda {
     config: Option<Config>,
     store: Option<Arc<dyn TaskStore>>,
     public_url: Option<String>,
-    layers: Vec<RouterLayer>,
+    layers: Layers,
 }
 
 impl std::fmt::Debug for Lambda {
@@ -123,7 +117,7 @@ impl std::fmt::Debug for Lambda {
         f.debug_struct("Lambda")
             .field("config", &self.config)
             .field("public_url", &self.public_url)
-            .field("layers", &self.layers.len())
+            .field("layers", &self.layers)
             .finish_non_exhaustive()
     }
 }
@@ -136,7 +130,7 @@ impl Lambda {
             config: None,
             store: None,
             public_url: None,
-            layers: Vec::new(),
+            layers: Layers::default(),
         }
     }
 
@@ -160,16 +154,8 @@ impl Lambda {
 
     /// Wraps the router in a tower layer of yours, outermost last, as axum's
     /// `Router::layer` does. The stage handling stays outside it.
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: Layer<Route> + Clone + Send + Sync + 'static,
-        L::Service: Service<Request> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Request>>::Response: IntoResponse + 'static,
-        <L::Service as Service<Request>>::Error: Into<std::convert::Infallible> + 'static,
-        <L::Service as Service<Request>>::Future: Send + 'static,
-    {
-        self.layers
-            .push(Box::new(move |router| router.layer(layer)));
+    pub fn layer(mut self, layer: impl RouterLayer) -> Self {
+        self.layers.push(layer);
         self
     }
 

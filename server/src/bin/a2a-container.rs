@@ -7,7 +7,8 @@
 use std::process::ExitCode;
 
 use a2a_server::agents::BuiltIn;
-use a2a_server::serve::{Container, ContainerConfig, ServeError, init_logging, shutdown_signal};
+use a2a_server::graceful::shutdown_signal;
+use a2a_server::serve::{Container, ContainerConfig, ServeError, init_logging};
 
 #[tokio::main]
 async fn main() -> ExitCode {

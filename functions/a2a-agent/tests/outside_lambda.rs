@@ -2,11 +2,9 @@
 
 use std::process::Command;
 
-use a2a_integration_tests::binary;
-
 #[test]
 fn lambda_function_outside_lambda_explains_and_fails() {
-    let output = Command::new(binary("a2a-agent", "a2a-agent"))
+    let output = Command::new(env!("CARGO_BIN_EXE_a2a-agent"))
         .env_remove("AWS_LAMBDA_RUNTIME_API")
         .output()
         .unwrap_or_else(|error| panic!("a2a-agent did not start: {error}"));

@@ -8,6 +8,12 @@ PORT ?= 9000
 AGENT ?= echo
 export RUSTDOCFLAGS := -D warnings
 
+# Tools from PyPI go into a local venv. Defined before the rules: make expands a rule's
+# prerequisites as it reads it. cargo-lambda comes from PyPI (seconds), never
+# `cargo install` (half an hour).
+TOOLS_VENV ?= .venv-tools
+CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
+
 .PHONY: help run build test fmt fmt-check lint doc unit examples interop infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
 
 help: ## List the targets
@@ -61,9 +67,6 @@ bench: ## Criterion benchmarks (parse + convert; one send in-process) and the lo
 load: ## Load benchmark: emulator vs a minimal JSON-RPC ceiling (needs wrk)
 	scripts/load.py
 
-# cargo-lambda comes from PyPI (seconds) into a local venv, never `cargo install` (half an hour).
-TOOLS_VENV ?= .venv-tools
-CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 
 cargo-lambda: $(CARGO_LAMBDA) ## Install cargo-lambda (and zig) from PyPI into .venv-tools
 

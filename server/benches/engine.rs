@@ -1,5 +1,5 @@
 //! What one `message/send` / `SendMessage` to the echo agent costs in-process, without
-//! sockets: `cargo bench -p a2a-core --bench engine`.
+//! sockets: `cargo bench -p a2a-server --bench engine`.
 //!
 //! Three layers of the same request: the engine alone (`Engine::handle`), the whole router
 //! (`tower::ServiceExt::oneshot`, with every layer), and a minimal axum + serde_json echo

@@ -16,6 +16,7 @@ mod errors;
 mod invoke;
 pub mod limits;
 pub mod process;
+mod processes;
 mod routes;
 mod session_name;
 pub mod sessions;

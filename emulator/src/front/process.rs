@@ -9,10 +9,9 @@
 //! line the process prints is logged, prefixed with the session id. Calls reach it as an
 //! [`Upstream`] at `http://127.0.0.1:PORT`.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -24,6 +23,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::container::{RuntimeFailure, Upstream};
+pub use super::processes::Processes;
 
 /// How often a ready process's `/ping` is asked whether it is busy.
 const BUSY_POLL: Duration = Duration::from_secs(1);
@@ -75,101 +75,6 @@ impl Phase {
             Self::Starting | Self::Ready => None,
             Self::Failed(reason) | Self::Gone(reason) => Some(reason),
         }
-    }
-}
-
-/// Every agent process of an emulator: one signal stops them all.
-#[derive(Debug)]
-pub struct Processes {
-    stop_all: watch::Sender<bool>,
-    phases: Mutex<Vec<Tracked>>,
-}
-
-/// A process as [`Processes`] knows it.
-#[derive(Debug)]
-struct Tracked {
-    phase: watch::Receiver<Phase>,
-    /// The port it was told to listen on: not given to another process while it lives.
-    port: u16,
-    /// Its process group, for a stop that cannot wait for the supervisor.
-    group: Option<Pid>,
-}
-
-impl Default for Processes {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Processes {
-    /// No process yet.
-    pub fn new() -> Self {
-        Self {
-            stop_all: watch::Sender::new(false),
-            phases: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Stops every process without waiting (SIGTERM now, SIGKILL after the grace); a
-    /// process started afterwards is stopped at once.
-    pub fn stop_all(&self) {
-        self.stop_all.send_replace(true);
-    }
-
-    /// Stops every process and waits until each is gone, for at most `limit`.
-    pub async fn stop_all_and_wait(&self, limit: Duration) {
-        self.stop_all();
-        let phases = std::mem::take(&mut *self.lock());
-        let all_gone = futures_util::future::join_all(phases.into_iter().map(|tracked| {
-            let mut phase = tracked.phase;
-            async move {
-                // A closed channel: the supervisor is gone, and its process with it.
-                let _ = phase
-                    .wait_for(|phase| matches!(phase, Phase::Gone(_)))
-                    .await;
-            }
-        }));
-        if tokio::time::timeout(limit, all_gone).await.is_err() {
-            tracing::warn!(?limit, "agent processes still running after the stop");
-        }
-    }
-
-    /// SIGTERM to every live process group now, from any thread and without a runtime:
-    /// for a stop whose supervisors may never run again (an emulator dropped with its
-    /// runtime). The supervisors, if they run, still SIGKILL what is left after the grace.
-    pub fn terminate_now(&self) {
-        self.stop_all();
-        for tracked in self.lock().iter() {
-            if let Some(group) = tracked.group
-                && !matches!(*tracked.phase.borrow(), Phase::Gone(_))
-            {
-                signal_group(group, Signal::SIGTERM);
-            }
-        }
-    }
-
-    /// A loopback port free now and not given to a live process of this emulator.
-    fn free_port(&self) -> Option<u16> {
-        let taken: Vec<u16> = self
-            .lock()
-            .iter()
-            .filter(|tracked| !matches!(*tracked.phase.borrow(), Phase::Gone(_)))
-            .map(|tracked| tracked.port)
-            .collect();
-        (0..16).find_map(|_| free_port().filter(|port| !taken.contains(port)))
-    }
-
-    fn track(&self, phase: watch::Receiver<Phase>, port: u16, pid: Option<u32>) {
-        let group = pid
-            .and_then(|pid| i32::try_from(pid).ok())
-            .map(Pid::from_raw);
-        let mut phases = self.lock();
-        phases.retain(|tracked| !matches!(*tracked.phase.borrow(), Phase::Gone(_)));
-        phases.push(Tracked { phase, port, group });
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Tracked>> {
-        self.phases.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -233,7 +138,7 @@ impl AgentProcess {
                     startup_timeout: spec.startup_timeout,
                     grace: spec.stop_grace,
                 };
-                tokio::spawn(supervisor.run(child, stop_rx, spec.processes.stop_all.subscribe()));
+                tokio::spawn(supervisor.run(child, stop_rx, spec.processes.subscribe()));
                 pid
             }
             Err(error) => {
@@ -308,12 +213,6 @@ impl Drop for AgentProcess {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// A loopback port free now, for the process to bind.
-fn free_port() -> Option<u16> {
-    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).ok()?;
-    listener.local_addr().ok().map(|address| address.port())
 }
 
 /// `sh -c COMMAND` with the container's environment, in a process group of its own (so
@@ -538,7 +437,7 @@ async fn group_emptied(group: Pid, deadline: Instant) -> bool {
     }
 }
 
-fn signal_group(group: Pid, signal: Signal) {
+pub(super) fn signal_group(group: Pid, signal: Signal) {
     match killpg(group, signal) {
         Ok(()) | Err(Errno::ESRCH) => {}
         Err(error) => tracing::warn!(%group, ?signal, %error, "cannot signal the agent process"),

@@ -75,7 +75,7 @@ def store_facts():
     source = rust_source("functions/lambda/src/dynamo.rs")
     calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", source))
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
-    index = re.search(r'pub const CONTEXT_INDEX: &str = "([^"]+)"', source).group(1)
+    index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', source).group(1)
     ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)
     return actions, index, ttl
 
@@ -255,12 +255,13 @@ def check_table(template):
           "key: id (S)")
     gsi = {g["IndexName"]: g for g in table.get("GlobalSecondaryIndexes", [])}.get(index, {})
     projection = gsi.get("Projection", {})
-    check(gsi.get("KeySchema") == [{"AttributeName": "contextId", "KeyType": "HASH"},
+    check(gsi.get("KeySchema") == [{"AttributeName": "owner", "KeyType": "HASH"},
                                    {"AttributeName": "statusTimestamp", "KeyType": "RANGE"}]
-          and types.get("contextId") == types.get("statusTimestamp") == "S"
+          and types.get("owner") == types.get("statusTimestamp") == "S"
           and (projection.get("ProjectionType") == "ALL"
-               or {"state", ttl} <= set(projection.get("NonKeyAttributes", []))),
-          f"index {index}: contextId/statusTimestamp, projecting state and {ttl}")
+               or {"contextId", "state", ttl} <= set(projection.get("NonKeyAttributes", []))),
+          f"index {index}: owner/statusTimestamp, projecting contextId, state and {ttl}")
+    check(len(table.get("GlobalSecondaryIndexes", [])) == 1, "no index the store does not query")
 
 
 def check_template():

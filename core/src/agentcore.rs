@@ -13,3 +13,14 @@ pub const REQUEST_ID_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-request-id
 
 /// Shortest and longest session id AgentCore accepts in [`SESSION_HEADER`].
 pub const SESSION_ID_LENGTH: std::ops::RangeInclusive<usize> = 33..=256;
+
+/// The user AgentCore invokes on behalf of: the `runtimeUserId` of `InvokeAgentRuntime`
+/// (which needs the `bedrock-agentcore:InvokeAgentRuntimeForUser` permission), passed to the
+/// container under this name. A caller cannot send an `x-amzn-*` header through AgentCore
+/// other than `X-Amzn-Bedrock-AgentCore-Runtime-Custom-*`: only the platform sets this one.
+///
+/// Sources: the `InvokeAgentRuntime` API reference and AWS CLI reference
+/// (`invoke-agent-runtime`: a call on behalf of a user ID with this header needs
+/// `InvokeAgentRuntimeForUser`); AgentCore Developer Guide, "Pass custom headers to
+/// AgentCore Runtime" (what a caller can allowlist).
+pub const USER_ID_HEADER: &str = "x-amzn-bedrock-agentcore-runtime-user-id";

@@ -55,6 +55,9 @@ pub struct RequestContext {
     pub session_id: Option<String>,
     /// The id the host gave this request, for logs.
     pub request_id: String,
+    /// Who is calling, as the platform vouches for it (anonymous without authentication).
+    /// The task belongs to it.
+    pub owner: crate::owner::Owner,
     /// Fires when the client cancels the task; an agent should stop soon after.
     pub cancellation: CancellationToken,
 }

@@ -164,6 +164,12 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
                 query: parts.uri.query().map(str::to_owned),
                 session_id: text(SESSION_HEADER),
                 request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
+                // Put there by the host, from what its platform vouches for.
+                owner: parts
+                    .extensions
+                    .get::<crate::owner::Owner>()
+                    .cloned()
+                    .unwrap_or_default(),
             },
         })
     }

@@ -42,7 +42,9 @@ pub mod engine;
 pub mod graceful;
 pub mod health;
 pub mod http;
+pub mod identity;
 pub mod layers;
+pub mod owner;
 pub mod serve;
 pub mod tasks;
 

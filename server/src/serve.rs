@@ -37,11 +37,13 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tower::util::MapRequestLayer;
 
 use crate::agent::{Agent, IntoAgent};
 use crate::engine::{Engine, EngineConfig};
 use crate::graceful;
 use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
+use crate::identity::Identity;
 use crate::layers::{Layers, RouterLayer};
 use crate::tasks::{InMemoryTaskStore, TaskStore};
 
@@ -49,7 +51,7 @@ use crate::tasks::{InMemoryTaskStore, TaskStore};
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 8] = [
+pub const VARIABLES: [&str; 9] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -58,6 +60,7 @@ pub const VARIABLES: [&str; 8] = [
     "A2A_MAX_BODY_BYTES",
     "A2A_SHUTDOWN_GRACE_SECONDS",
     "A2A_LOG_FORMAT",
+    "A2A_IDENTITY",
 ];
 
 /// Why a container could not serve.
@@ -119,6 +122,9 @@ pub struct ContainerConfig {
     pub shutdown_grace: Duration,
     /// `A2A_LOG_FORMAT`: `text` (default) or `json`.
     pub log_format: LogFormat,
+    /// `A2A_IDENTITY`: `agentcore` (default: callers as AgentCore names them) or `none`
+    /// (every caller anonymous); see [`crate::identity`].
+    pub identity: Identity,
 }
 
 impl Default for ContainerConfig {
@@ -130,6 +136,7 @@ impl Default for ContainerConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             shutdown_grace: Duration::from_secs(10),
             log_format: LogFormat::Text,
+            identity: Identity::AgentCore,
         }
     }
 }
@@ -217,6 +224,11 @@ impl ContainerConfig {
             Some("json") => LogFormat::Json,
             Some(other) => return Err(invalid("A2A_LOG_FORMAT", other, "text or json")),
         };
+        if let Some(identity) = get("A2A_IDENTITY") {
+            config.identity = identity
+                .parse()
+                .map_err(|()| invalid("A2A_IDENTITY", &identity, "agentcore or none"))?;
+        }
         Ok(config)
     }
 }
@@ -334,7 +346,16 @@ impl Container {
                 max_body_bytes: self.config.max_body_bytes,
             },
         );
-        Ok((self.layers.apply(app), self.config))
+        // Outside the user's layers, so none of them sees a header the container does not
+        // trust.
+        let identity = self.config.identity;
+        let app = self
+            .layers
+            .apply(app)
+            .layer(MapRequestLayer::new(move |request| {
+                identity.identify(request)
+            }));
+        Ok((app, self.config))
     }
 
     /// Binds the address and serves in the background until [`Running::shutdown`].

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::agent::AgentEvent;
+use crate::owner::Owner;
 use a2a_core::model::{
     Artifact, ListTasksParams, ListTasksResult, Task, TaskArtifactUpdateEvent, TaskState,
     TaskStatus, TaskStatusUpdateEvent,
@@ -36,13 +37,15 @@ pub enum StoreError {
     Backend(String),
 }
 
-/// A task as stored, with the version a conditional write must name.
+/// A task as stored, with the version a conditional write must name and its owner.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored {
     /// The task.
     pub task: Task,
     /// Its version: every write makes a new one.
     pub version: u64,
+    /// Who the task belongs to.
+    pub owner: Owner,
 }
 
 /// A task as stored, shared rather than copied: what [`TaskStore::get_shared`] answers.
@@ -52,6 +55,8 @@ pub struct SharedStored {
     pub task: Arc<Task>,
     /// Its version: every write makes a new one.
     pub version: u64,
+    /// Who the task belongs to.
+    pub owner: Owner,
 }
 
 impl From<Stored> for SharedStored {
@@ -59,6 +64,7 @@ impl From<Stored> for SharedStored {
         Self {
             task: Arc::new(stored.task),
             version: stored.version,
+            owner: stored.owner,
         }
     }
 }
@@ -68,15 +74,28 @@ impl From<Stored> for SharedStored {
 /// Writes are conditional, so two writers (two Lambda instances, a runner and a cancel)
 /// never lose an update: [`TaskStore::put`] names the version it read, and a store that
 /// holds another answers [`StoreError::Conflict`].
+///
+/// Every task is kept with its [`Owner`]. The store answers a get whatever the owner (the
+/// engine checks it, and answers another owner's task as not found); a list holds only
+/// the given owner's tasks.
 #[async_trait::async_trait]
 pub trait TaskStore: Send + Sync + 'static {
-    /// The task with this id and its version, if any.
+    /// The task with this id, its version and its owner, if any.
     async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError>;
-    /// Writes `task` if the stored version is `expected` (`None`: the task must not exist
-    /// yet). Returns the new version.
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError>;
-    /// One page of tasks matching the filters, newest status first.
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError>;
+    /// Writes `task`, owned by `owner`, if the stored version is `expected` (`None`: the
+    /// task must not exist yet). Returns the new version.
+    async fn put(
+        &self,
+        task: &Task,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError>;
+    /// One page of `owner`'s tasks matching the filters, newest status first.
+    async fn list(
+        &self,
+        params: &ListTasksParams,
+        owner: &Owner,
+    ) -> Result<ListTasksResult, StoreError>;
 
     /// [`TaskStore::get`], shared: a store that keeps tasks in memory answers without
     /// copying the task. The default copies what `get` answers.
@@ -86,8 +105,13 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// [`TaskStore::put`], shared: a store that keeps tasks in memory keeps this one
     /// without copying it. The default writes with `put`.
-    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.put(task, expected).await
+    async fn put_shared(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
+        self.put(task, owner, expected).await
     }
 }
 
@@ -177,30 +201,46 @@ impl TaskStore for InMemoryTaskStore {
         Ok(self.read().by_id.get(id).map(|stored| Stored {
             task: Task::clone(&stored.task),
             version: stored.version,
+            owner: stored.owner.clone(),
         }))
     }
 
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
-        self.put_shared(&Arc::new(task.clone()), expected).await
+    async fn put(
+        &self,
+        task: &Task,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
+        self.put_shared(&Arc::new(task.clone()), owner, expected)
+            .await
     }
 
     async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
         Ok(self.read().by_id.get(id).cloned())
     }
 
-    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+    async fn put_shared(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
         let mut tasks = self.write();
         let tasks = &mut *tasks;
         match (tasks.by_id.get_mut(task.id.as_str()), expected) {
             (Some(stored), Some(expected)) if stored.version == expected => {
                 stored.version += 1;
                 stored.task = Arc::clone(task);
+                if stored.owner != *owner {
+                    stored.owner = owner.clone();
+                }
                 Ok(stored.version)
             }
             (None, None) => {
                 let stored = SharedStored {
                     task: Arc::clone(task),
                     version: 1,
+                    owner: owner.clone(),
                 };
                 let id: Arc<str> = Arc::from(task.id.as_str());
                 tasks.by_id.insert(Arc::clone(&id), stored);
@@ -212,11 +252,16 @@ impl TaskStore for InMemoryTaskStore {
         }
     }
 
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+    async fn list(
+        &self,
+        params: &ListTasksParams,
+        owner: &Owner,
+    ) -> Result<ListTasksResult, StoreError> {
         let tasks = self.read();
         let mut matching: Vec<&Task> = tasks
             .by_id
             .values()
+            .filter(|stored| stored.owner == *owner)
             .map(|stored| &*stored.task)
             .filter(|task| {
                 params

@@ -4,6 +4,7 @@
 
 use a2a_core::model::{Artifact, ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
 use a2a_server::agent::AgentEvent;
+use a2a_server::owner::Owner;
 use a2a_server::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, StoreError, TaskStore};
 
 fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
@@ -29,6 +30,7 @@ async fn list_filters_sorts_newest_first_and_pages() {
     store
         .put(
             &task("t1", "c1", TaskState::Completed, "2026-01-01T00:00:01Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -36,6 +38,7 @@ async fn list_filters_sorts_newest_first_and_pages() {
     store
         .put(
             &task("t2", "c1", TaskState::Working, "2026-01-01T00:00:03Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -43,12 +46,16 @@ async fn list_filters_sorts_newest_first_and_pages() {
     store
         .put(
             &task("t3", "c2", TaskState::Completed, "2026-01-01T00:00:02Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
         .unwrap();
 
-    let all = store.list(&ListTasksParams::default()).await.unwrap();
+    let all = store
+        .list(&ListTasksParams::default(), &Owner::anonymous())
+        .await
+        .unwrap();
     let ids: Vec<&str> = all.tasks.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["t2", "t3", "t1"]);
     assert_eq!(
@@ -61,19 +68,25 @@ async fn list_filters_sorts_newest_first_and_pages() {
     );
 
     let c1 = store
-        .list(&ListTasksParams {
-            context_id: Some("c1".into()),
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                context_id: Some("c1".into()),
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await
         .unwrap();
     assert_eq!(c1.total_size, 2);
 
     let done = store
-        .list(&ListTasksParams {
-            status: Some(TaskState::Completed),
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                status: Some(TaskState::Completed),
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -82,21 +95,27 @@ async fn list_filters_sorts_newest_first_and_pages() {
     );
 
     let recent = store
-        .list(&ListTasksParams {
-            status_timestamp_after: Some("2026-01-01T00:00:02Z".into()),
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                status_timestamp_after: Some("2026-01-01T00:00:02Z".into()),
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await
         .unwrap();
     assert_eq!(recent.total_size, 2);
 
     let first = store
-        .list(&ListTasksParams {
-            page_size: Some(2),
-            history_length: Some(1),
-            include_artifacts: true,
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                page_size: Some(2),
+                history_length: Some(1),
+                include_artifacts: true,
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await
         .unwrap();
     assert_eq!(first.tasks.len(), 2);
@@ -108,11 +127,14 @@ async fn list_filters_sorts_newest_first_and_pages() {
     assert_eq!(first.tasks[0].artifacts.len(), 1);
     assert!(!first.next_page_token.is_empty());
     let second = store
-        .list(&ListTasksParams {
-            page_size: Some(2),
-            page_token: Some(first.next_page_token),
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                page_size: Some(2),
+                page_token: Some(first.next_page_token),
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -126,10 +148,13 @@ async fn list_filters_sorts_newest_first_and_pages() {
     assert_eq!(second.next_page_token, "");
 
     let bad = store
-        .list(&ListTasksParams {
-            page_token: Some("nonsense".into()),
-            ..Default::default()
-        })
+        .list(
+            &ListTasksParams {
+                page_token: Some("nonsense".into()),
+                ..Default::default()
+            },
+            &Owner::anonymous(),
+        )
         .await;
     assert!(bad.is_err());
 }
@@ -145,6 +170,7 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
                 TaskState::InputRequired,
                 "2026-01-01T00:00:00Z",
             ),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -152,6 +178,7 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     store
         .put(
             &task("done-1", "c", TaskState::Completed, "2026-01-01T00:00:01Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -159,6 +186,7 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     store
         .put(
             &task("done-2", "c", TaskState::Completed, "2026-01-01T00:00:02Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -174,7 +202,13 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     assert!(store.get("done-2").await.unwrap().is_some());
     // Saving an existing task again does not count twice.
     let again = task("done-2", "c", TaskState::Completed, "2026-01-01T00:00:03Z");
-    assert_eq!(store.put(&again, Some(1)).await.unwrap(), 2);
+    assert_eq!(
+        store
+            .put(&again, &Owner::anonymous(), Some(1))
+            .await
+            .unwrap(),
+        2
+    );
     assert!(store.get("open").await.unwrap().is_some());
 }
 
@@ -182,9 +216,12 @@ async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
 async fn writes_are_conditional_on_the_version_read() {
     let store = InMemoryTaskStore::new();
     let first = task("t", "c", TaskState::Working, "2026-01-01T00:00:00Z");
-    assert_eq!(store.put(&first, None).await.unwrap(), 1);
+    assert_eq!(
+        store.put(&first, &Owner::anonymous(), None).await.unwrap(),
+        1
+    );
     assert!(
-        matches!(store.put(&first, None).await, Err(StoreError::Conflict(id)) if id == "t"),
+        matches!(store.put(&first, &Owner::anonymous(), None).await, Err(StoreError::Conflict(id)) if id == "t"),
         "creating an existing task is a conflict"
     );
     let read = store.get("t").await.unwrap().unwrap();
@@ -192,9 +229,15 @@ async fn writes_are_conditional_on_the_version_read() {
     // Two writers read version 1; the first write wins, the second must read again.
     let canceled = task("t", "c", TaskState::Canceled, "2026-01-01T00:00:01Z");
     let completed = task("t", "c", TaskState::Completed, "2026-01-01T00:00:02Z");
-    assert_eq!(store.put(&canceled, Some(1)).await.unwrap(), 2);
+    assert_eq!(
+        store
+            .put(&canceled, &Owner::anonymous(), Some(1))
+            .await
+            .unwrap(),
+        2
+    );
     assert!(matches!(
-        store.put(&completed, Some(1)).await,
+        store.put(&completed, &Owner::anonymous(), Some(1)).await,
         Err(StoreError::Conflict(_))
     ));
     let now = store.get("t").await.unwrap().unwrap();

@@ -162,12 +162,17 @@ impl Backend {
                         security: None,
                     },
                 )?);
+                // The container identifies callers from what the front passes, as
+                // a2a-container does behind AgentCore.
                 let router = router(
                     Arc::clone(&engine),
                     RouterOptions {
                         max_body_bytes: *max_body_bytes,
                     },
-                );
+                )
+                .layer(tower::util::MapRequestLayer::new(|request| {
+                    a2a_server::identity::Identity::AgentCore.identify(request)
+                }));
                 Ok(Container::InProcess { engine, router })
             }
             Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),

@@ -7,6 +7,9 @@
 //!   stage, or `cargo lambda watch`'s `/lambda-url/{function}`).
 //! - **API key**: with `A2A_AUTH=api-key`, JSON-RPC requests need `X-API-Key`; the card
 //!   and `/ping` stay public (discovery and health).
+//! - **Caller**: the [`Owner`] of the request's tasks comes from the event's request
+//!   context only (see [`owner`]); a caller's `X-Amzn-Bedrock-AgentCore-Runtime-User-Id`
+//!   header, which names a user in an AgentCore container, is removed.
 
 use std::sync::Arc;
 
@@ -22,7 +25,13 @@ use lambda_http::request::RequestContext;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+use a2a_server::identity::USER_ID_HEADER;
+use a2a_server::owner::Owner;
+
 use crate::config::{Auth, Config};
+
+/// The name of the one key `A2A_API_KEY` sets: the owner of the tasks its holders make.
+pub const API_KEY_NAME: &str = "default";
 
 /// The service the function runs: the stage prefix is removed (and the card URL noted)
 /// before routing, then the router answers.
@@ -59,8 +68,85 @@ pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_server::layers::Lay
     let derive_url = config.public_url.is_none();
     tower::util::MapRequest::new(
         app,
-        Box::new(move |request| strip_stage(request, derive_url)),
+        Box::new(move |request| identify(strip_stage(request, derive_url))),
     )
+}
+
+/// Records the caller's [`Owner`] in the request's extensions (what the router reads), and
+/// removes a caller's claim to be an AgentCore user.
+fn identify<B>(mut request: Request<B>) -> Request<B> {
+    request.headers_mut().remove(USER_ID_HEADER);
+    let owner = owner(&request);
+    if !owner.is_anonymous() {
+        request.extensions_mut().insert(owner);
+    }
+    request
+}
+
+/// Who the Lambda event says is calling, from what AWS filled in after it checked the
+/// caller (never from a header the caller chose):
+///
+/// - a Function URL with `AWS_IAM` auth, or an HTTP API IAM route:
+///   `requestContext.authorizer.iam.userArn` ([`Owner::iam`]: a role's sessions share it);
+/// - an HTTP API JWT authorizer: `requestContext.authorizer.jwt.claims` (`iss` with `sub`,
+///   else `client_id` or `azp`);
+/// - a REST API Cognito user pool authorizer: `requestContext.authorizer.claims`; a REST
+///   API Lambda authorizer: `requestContext.authorizer.principalId`; REST API IAM auth:
+///   `requestContext.identity.userArn`;
+/// - otherwise anonymous (an `A2A_AUTH=api-key` caller is then the key's owner).
+///
+/// Sources: AWS Lambda Developer Guide, "Invoking Lambda function URLs" (the request
+/// payload's `authorizer.iam`); API Gateway Developer Guide, "Working with AWS Lambda
+/// proxy integrations for HTTP APIs" (payload 2.0 `authorizer.jwt.claims`, `authorizer.iam`)
+/// and "Set up Lambda proxy integrations in API Gateway" (REST `requestContext.authorizer`
+/// and `requestContext.identity`).
+pub fn owner<B>(request: &Request<B>) -> Owner {
+    match request.request_context_ref() {
+        Some(RequestContext::ApiGatewayV2(context)) => {
+            let Some(authorizer) = &context.authorizer else {
+                return Owner::anonymous();
+            };
+            if let Some(arn) = authorizer
+                .iam
+                .as_ref()
+                .and_then(|iam| iam.user_arn.as_deref())
+            {
+                return Owner::iam(arn);
+            }
+            authorizer
+                .jwt
+                .as_ref()
+                .map_or_else(Owner::anonymous, |jwt| {
+                    let claim = |name: &str| jwt.claims.get(name).map(String::as_str);
+                    let subject = claim("sub")
+                        .filter(|sub| !sub.is_empty())
+                        .or_else(|| claim("client_id"))
+                        .or_else(|| claim("azp"));
+                    Owner::jwt(claim("iss"), subject)
+                })
+        }
+        Some(RequestContext::ApiGatewayV1(context)) => {
+            let fields = &context.authorizer.fields;
+            if let Some(serde_json::Value::Object(claims)) = fields.get("claims") {
+                let owner = Owner::from_claims(claims);
+                if !owner.is_anonymous() {
+                    return owner;
+                }
+            }
+            if let Some(principal) = fields
+                .get("principalId")
+                .and_then(serde_json::Value::as_str)
+            {
+                return Owner::authorizer(principal);
+            }
+            context
+                .identity
+                .user_arn
+                .as_deref()
+                .map_or_else(Owner::anonymous, Owner::iam)
+        }
+        _ => Owner::anonymous(),
+    }
 }
 
 /// The API Gateway stage of a request, when it names one (not `$default`).
@@ -223,13 +309,24 @@ fn is_authority(text: &str) -> bool {
         .all(|byte| byte.is_ascii_alphanumeric() || b".-_:[]".contains(&byte))
 }
 
-async fn require_api_key(secret: &str, request: axum::extract::Request, next: Next) -> Response {
+async fn require_api_key(
+    secret: &str,
+    mut request: axum::extract::Request,
+    next: Next,
+) -> Response {
     let public = request.uri().path() == CARD_PATH || request.uri().path() == "/ping";
     let given = request
         .headers()
         .get(a2a_core::card::security::API_KEY_HEADER)
         .and_then(|value| value.to_str().ok());
-    if public || given.is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes())) {
+    let valid = given.is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes()));
+    if valid && request.extensions().get::<Owner>().is_none() {
+        // No platform identity came with the event: the key's holder owns the tasks.
+        request
+            .extensions_mut()
+            .insert(Owner::api_key(API_KEY_NAME));
+    }
+    if public || valid {
         return next.run(request).await;
     }
     let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send a valid X-API-Key header"}}"#;

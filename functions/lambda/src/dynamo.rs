@@ -5,16 +5,20 @@
 //! | attribute | type | what |
 //! |---|---|---|
 //! | `id` | S | the task id: the partition key |
-//! | `contextId` | S | the task's context (left out when empty: such a task is listed only without a context filter) |
+//! | `owner` | S | who the task belongs to ([`Owner::key`], or `anonymous`) |
+//! | `contextId` | S | the task's context (left out when empty) |
 //! | `statusTimestamp` | S | the status timestamp, RFC 3339 in UTC with milliseconds (`2026-01-02T03:04:05.678Z`) |
 //! | `state` | S | the state's A2A v1.0 name (`TASK_STATE_COMPLETED`) |
 //! | `version` | N | bumped by every write; writes are conditional on it |
 //! | `task` | S | the task as A2A v1.0 JSON (what `tasks/get` answers in v1.0) |
 //! | `expiresAt` | N | Unix seconds: the table's TTL attribute, now + the retention at every write |
 //!
-//! The global secondary index [`CONTEXT_INDEX`] (partition `contextId`, sort
-//! `statusTimestamp`) serves `ListTasks` with a context; it must project `state` and
-//! `expiresAt` (`INCLUDE` them, or `ALL`). Time to live must be enabled on `expiresAt`.
+//! The global secondary index [`OWNER_INDEX`] (partition `owner`, sort `statusTimestamp`)
+//! serves `ListTasks`; it must project `contextId`, `state` and `expiresAt` (`INCLUDE`
+//! them, or `ALL`). Time to live must be enabled on `expiresAt`.
+//!
+//! Items written before tasks had owners have no `owner`: they are read as anonymous
+//! callers' tasks (by id), and are in no owner's listing.
 //!
 //! # Writes
 //!
@@ -24,14 +28,17 @@
 //!
 //! # Listing, and the scale it suits
 //!
-//! `ListTasks` reads the small index entries (id, timestamp, state, expiry) of every
-//! matching task — a `Query` of [`CONTEXT_INDEX`] (newest first) when a context is given, a
-//! `Scan` of the table otherwise — filters and sorts them in memory exactly as the in-memory
-//! store does (newest status first, then by id), and then reads the one page's tasks with a
-//! `BatchGetItem`. Page tokens are the in-memory store's ([`tasks::page_token`], base64 of
-//! the offset). This suits a table of up to some tens of thousands of live tasks (an
-//! agent's tasks, expiring after the retention); beyond that, a listing without a context
-//! reads the whole table and gets slow and costly.
+//! `ListTasks` reads the small index entries (id, timestamp, state, expiry) of the caller's
+//! tasks — a `Query` of [`OWNER_INDEX`] for the caller's owner key, newest first, filtered
+//! to the context when one is given — filters and sorts them in memory exactly as the
+//! in-memory store does (newest status first, then by id), and then reads the one page's
+//! tasks with a `BatchGetItem`. Page tokens are the in-memory store's
+//! ([`tasks::page_token`], base64 of the offset). No listing scans the table; one reads all
+//! of one owner's live tasks' index entries, which suits owners of up to some tens of
+//! thousands of live tasks (expiring after the retention). All anonymous tasks share one
+//! index partition, as do one owner's: DynamoDB writes about 1,000 index entries a second
+//! to one partition key, so an owner (or an unauthenticated function) starting several
+//! hundred tasks a second needs its callers told apart.
 //!
 //! # Timeouts and retries
 //!
@@ -49,6 +56,7 @@ use std::time::Duration;
 
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
 use a2a_core::wire::v1_0;
+use a2a_server::owner::Owner;
 use a2a_server::tasks::{self, StoreError, Stored, TaskStore, page_token};
 use aws_config::ecs::EcsCredentialsProvider;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
@@ -63,9 +71,13 @@ use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use time::OffsetDateTime;
 
-/// The global secondary index `ListTasks` queries when given a context: partition key
-/// `contextId`, sort key `statusTimestamp`.
-pub const CONTEXT_INDEX: &str = "contextId-statusTimestamp-index";
+/// The global secondary index `ListTasks` queries: partition key `owner`, sort key
+/// `statusTimestamp`.
+pub const OWNER_INDEX: &str = "owner-statusTimestamp-index";
+
+/// The `owner` of an anonymous caller's task (every other owner key has a `source:`
+/// prefix, so none is this).
+pub const ANONYMOUS_OWNER: &str = "anonymous";
 
 /// How long a task is kept after its last change, unless configured otherwise: 7 days.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(7 * 24 * 60 * 60);
@@ -84,6 +96,7 @@ pub const MAX_ATTEMPTS: u32 = 3;
 /// The names of the item's attributes.
 mod attr {
     pub const ID: &str = "id";
+    pub const OWNER: &str = "owner";
     pub const CONTEXT_ID: &str = "contextId";
     pub const STATUS_TIMESTAMP: &str = "statusTimestamp";
     pub const STATE: &str = "state";
@@ -220,10 +233,11 @@ impl DynamoTaskStore {
         &self.table
     }
 
-    /// The item for `task` at `version`.
+    /// The item for `task` of `owner` at `version`.
     fn item(
         &self,
         task: &Task,
+        owner: &Owner,
         version: u64,
     ) -> Result<HashMap<String, AttributeValue>, StoreError> {
         let body = serde_json::to_string(&v1_0::task(task)).map_err(|error| {
@@ -236,6 +250,10 @@ impl DynamoTaskStore {
             unix_now().saturating_add(i64::try_from(self.retention.as_secs()).unwrap_or(i64::MAX));
         let mut item = HashMap::from([
             (attr::ID.to_owned(), AttributeValue::S(task.id.clone())),
+            (
+                attr::OWNER.to_owned(),
+                AttributeValue::S(owner_key(owner).to_owned()),
+            ),
             (
                 attr::STATUS_TIMESTAMP.to_owned(),
                 AttributeValue::S(index_timestamp(task.status.timestamp.as_deref())),
@@ -264,74 +282,64 @@ impl DynamoTaskStore {
         Ok(item)
     }
 
-    /// Every matching index entry, unsorted.
-    async fn entries(&self, params: &ListTasksParams) -> Result<Vec<Entry>, StoreError> {
-        let projection = "#id, #ts, #st, #exp";
-        let names = [
-            ("#id", attr::ID),
-            ("#ts", attr::STATUS_TIMESTAMP),
-            ("#st", attr::STATE),
-            ("#exp", attr::EXPIRES_AT),
-        ];
+    /// Every index entry of `owner`'s tasks matching the context and time filters,
+    /// unsorted.
+    async fn entries(
+        &self,
+        params: &ListTasksParams,
+        owner: &Owner,
+    ) -> Result<Vec<Entry>, StoreError> {
         let mut entries = Vec::new();
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
-            let (items, next) = match &params.context_id {
-                Some(context) => {
-                    let mut condition = "#ctx = :ctx".to_owned();
-                    let mut request = self
-                        .client
-                        .query()
-                        .table_name(&self.table)
-                        .index_name(CONTEXT_INDEX)
-                        .scan_index_forward(false)
-                        .projection_expression(projection)
-                        .expression_attribute_names("#ctx", attr::CONTEXT_ID)
-                        .expression_attribute_values(":ctx", AttributeValue::S(context.clone()))
-                        .set_exclusive_start_key(start.take());
-                    // A coarse bound in the index (to the millisecond below); the exact
-                    // comparison is made in memory.
-                    if let Some(after) = params
-                        .status_timestamp_after
-                        .as_deref()
-                        .and_then(parse_time)
-                    {
-                        condition.push_str(" AND #ts >= :after");
-                        request = request.expression_attribute_values(
-                            ":after",
-                            AttributeValue::S(format_millis(after)),
-                        );
-                    }
-                    for (placeholder, name) in names {
-                        request = request.expression_attribute_names(placeholder, name);
-                    }
-                    let output = request
-                        .key_condition_expression(condition)
-                        .send()
-                        .await
-                        .map_err(|error| self.backend("Query", &error))?;
-                    (output.items, output.last_evaluated_key)
-                }
-                None => {
-                    let mut request = self
-                        .client
-                        .scan()
-                        .table_name(&self.table)
-                        .consistent_read(true)
-                        .projection_expression(projection)
-                        .set_exclusive_start_key(start.take());
-                    for (placeholder, name) in names {
-                        request = request.expression_attribute_names(placeholder, name);
-                    }
-                    let output = request
-                        .send()
-                        .await
-                        .map_err(|error| self.backend("Scan", &error))?;
-                    (output.items, output.last_evaluated_key)
-                }
-            };
-            entries.extend(items.unwrap_or_default().iter().filter_map(Entry::read));
-            match next {
+            let mut condition = "#owner = :owner".to_owned();
+            let mut request = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(OWNER_INDEX)
+                .scan_index_forward(false)
+                .projection_expression("#id, #ts, #st, #exp")
+                .expression_attribute_names("#id", attr::ID)
+                .expression_attribute_names("#ts", attr::STATUS_TIMESTAMP)
+                .expression_attribute_names("#st", attr::STATE)
+                .expression_attribute_names("#exp", attr::EXPIRES_AT)
+                .expression_attribute_names("#owner", attr::OWNER)
+                .expression_attribute_values(
+                    ":owner",
+                    AttributeValue::S(owner_key(owner).to_owned()),
+                )
+                .set_exclusive_start_key(start.take());
+            // A coarse bound in the index (to the millisecond below); the exact comparison
+            // is made in memory.
+            if let Some(after) = params
+                .status_timestamp_after
+                .as_deref()
+                .and_then(parse_time)
+            {
+                condition.push_str(" AND #ts >= :after");
+                request = request
+                    .expression_attribute_values(":after", AttributeValue::S(format_millis(after)));
+            }
+            if let Some(context) = &params.context_id {
+                request = request
+                    .filter_expression("#ctx = :ctx")
+                    .expression_attribute_names("#ctx", attr::CONTEXT_ID)
+                    .expression_attribute_values(":ctx", AttributeValue::S(context.clone()));
+            }
+            let output = request
+                .key_condition_expression(condition)
+                .send()
+                .await
+                .map_err(|error| self.backend("Query", &error))?;
+            entries.extend(
+                output
+                    .items
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(Entry::read),
+            );
+            match output.last_evaluated_key {
                 Some(key) if !key.is_empty() => start = Some(key),
                 _ => return Ok(entries),
             }
@@ -446,16 +454,30 @@ impl TaskStore for DynamoTaskStore {
                     self.table
                 ))
             })?;
-        Ok(Some(Stored { task, version }))
+        let owner = match item.get(attr::OWNER).and_then(|value| value.as_s().ok()) {
+            None => Owner::anonymous(),
+            Some(key) if key == ANONYMOUS_OWNER => Owner::anonymous(),
+            Some(key) => Owner::from_key(key),
+        };
+        Ok(Some(Stored {
+            task,
+            version,
+            owner,
+        }))
     }
 
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+    async fn put(
+        &self,
+        task: &Task,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
         let version = expected.map_or(1, |version| version.saturating_add(1));
         let request = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(self.item(task, version)?));
+            .set_item(Some(self.item(task, owner, version)?));
         let request = match expected {
             None => request
                 .condition_expression("attribute_not_exists(#id)")
@@ -478,13 +500,17 @@ impl TaskStore for DynamoTaskStore {
         }
     }
 
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
+    async fn list(
+        &self,
+        params: &ListTasksParams,
+        owner: &Owner,
+    ) -> Result<ListTasksResult, StoreError> {
         let paging = page_token::Paging::of(params)?;
         let after = params.status_timestamp_after.as_deref().map(parse_time);
         let wanted_state = params.status.map(TaskState::v1_0_name);
         let now = unix_now();
         let mut entries: Vec<Entry> = self
-            .entries(params)
+            .entries(params, owner)
             .await?
             .into_iter()
             .filter(|entry| entry.expires_at.is_none_or(|at| at > now))
@@ -542,6 +568,11 @@ impl Entry {
             expires_at: expires_at(item),
         })
     }
+}
+
+/// The `owner` attribute of `owner`'s tasks.
+fn owner_key(owner: &Owner) -> &str {
+    owner.key().unwrap_or(ANONYMOUS_OWNER)
 }
 
 /// The task an item holds.

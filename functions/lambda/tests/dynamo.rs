@@ -12,6 +12,7 @@
 
 mod common;
 
+use a2a_server::owner::Owner;
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 use a2a_core::model::{
     Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
 };
-use a2a_lambda::dynamo::{CONTEXT_INDEX, DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
+use a2a_lambda::dynamo::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore, OWNER_INDEX};
 use a2a_server::agents::BuiltIn;
 use a2a_server::engine::Engine;
 use a2a_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};
@@ -192,17 +193,18 @@ async fn create_table(name: &str) -> DynamoSettings {
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
         .attribute_definitions(string("id"))
-        .attribute_definitions(string("contextId"))
+        .attribute_definitions(string("owner"))
         .attribute_definitions(string("statusTimestamp"))
         .key_schema(key("id", KeyType::Hash))
         .global_secondary_indexes(
             GlobalSecondaryIndex::builder()
-                .index_name(CONTEXT_INDEX)
-                .key_schema(key("contextId", KeyType::Hash))
+                .index_name(OWNER_INDEX)
+                .key_schema(key("owner", KeyType::Hash))
                 .key_schema(key("statusTimestamp", KeyType::Range))
                 .projection(
                     Projection::builder()
                         .projection_type(ProjectionType::Include)
+                        .non_key_attributes("contextId")
                         .non_key_attributes("state")
                         .non_key_attributes("expiresAt")
                         .build(),
@@ -307,18 +309,21 @@ async fn create_get_update_and_expiry() {
             .unwrap()
             .clone(),
     );
-    assert_eq!(store.put(&first, None).await.unwrap(), 1);
+    assert_eq!(
+        store.put(&first, &Owner::anonymous(), None).await.unwrap(),
+        1
+    );
     let stored = store.get("t-1").await.unwrap().unwrap();
     assert_eq!(stored.version, 1);
     assert_eq!(stored.task, first, "the task reads back as written");
 
     // A second create, or a write naming another version, is a conflict.
     assert!(matches!(
-        store.put(&first, None).await,
+        store.put(&first, &Owner::anonymous(), None).await,
         Err(StoreError::Conflict(id)) if id == "t-1"
     ));
     assert!(matches!(
-        store.put(&first, Some(7)).await,
+        store.put(&first, &Owner::anonymous(), Some(7)).await,
         Err(StoreError::Conflict(_))
     ));
 
@@ -328,7 +333,13 @@ async fn create_get_update_and_expiry() {
         message: None,
         timestamp: Some("2026-01-02T05:04:06.5+02:00".to_owned()),
     };
-    assert_eq!(store.put(&second, Some(1)).await.unwrap(), 2);
+    assert_eq!(
+        store
+            .put(&second, &Owner::anonymous(), Some(1))
+            .await
+            .unwrap(),
+        2
+    );
     let stored = store.get("t-1").await.unwrap().unwrap();
     assert_eq!((stored.version, &stored.task), (2, &second));
 
@@ -359,6 +370,7 @@ async fn create_get_update_and_expiry() {
     DynamoTaskStore::with_client(client(&short), &short)
         .put(
             &task("t-2", "ctx-1", TaskState::Working, "2026-01-02T03:04:05Z"),
+            &Owner::anonymous(),
             None,
         )
         .await
@@ -382,10 +394,13 @@ async fn create_get_update_and_expiry() {
     assert!(store.get("t-2").await.unwrap().is_none());
     for context_id in [None, Some("ctx-1".to_owned())] {
         let listed = store
-            .list(&ListTasksParams {
-                context_id,
-                ..ListTasksParams::default()
-            })
+            .list(
+                &ListTasksParams {
+                    context_id,
+                    ..ListTasksParams::default()
+                },
+                &Owner::anonymous(),
+            )
             .await
             .unwrap();
         let ids: Vec<&str> = listed.tasks.iter().map(|task| task.id.as_str()).collect();
@@ -401,7 +416,7 @@ async fn pages(
     let mut pages = Vec::new();
     let mut params = params.clone();
     loop {
-        let page = store.list(&params).await.unwrap();
+        let page = store.list(&params, &Owner::anonymous()).await.unwrap();
         let next = page.next_page_token.clone();
         pages.push(page);
         if next.is_empty() {
@@ -464,11 +479,14 @@ async fn list_matches_the_in_memory_store() {
     tasks[0].artifacts.push(artifact("x", "one"));
     tasks[5].artifacts.push(artifact("y", "two"));
     for task in &tasks {
-        dynamo.put(task, None).await.unwrap();
-        memory.put(task, None).await.unwrap();
+        dynamo.put(task, &Owner::anonymous(), None).await.unwrap();
+        memory.put(task, &Owner::anonymous(), None).await.unwrap();
     }
 
-    let newest_first = dynamo.list(&ListTasksParams::default()).await.unwrap();
+    let newest_first = dynamo
+        .list(&ListTasksParams::default(), &Owner::anonymous())
+        .await
+        .unwrap();
     let ids: Vec<&str> = newest_first
         .tasks
         .iter()
@@ -536,10 +554,13 @@ async fn list_matches_the_in_memory_store() {
     assert_eq!(paged[0].tasks[0].history.len(), 1);
 
     let bad = dynamo
-        .list(&ListTasksParams {
-            page_token: Some("not-a-token".into()),
-            ..ListTasksParams::default()
-        })
+        .list(
+            &ListTasksParams {
+                page_token: Some("not-a-token".into()),
+                ..ListTasksParams::default()
+            },
+            &Owner::anonymous(),
+        )
         .await;
     assert!(matches!(bad, Err(StoreError::BadPageToken(token)) if token == "not-a-token"));
 }
@@ -550,6 +571,7 @@ async fn two_stores_never_lose_an_update() {
     let (one, two) = (store(&settings), store(&settings));
     one.put(
         &task("t", "ctx", TaskState::Working, "2026-01-01T00:00:00Z"),
+        &Owner::anonymous(),
         None,
     )
     .await
@@ -560,17 +582,27 @@ async fn two_stores_never_lose_an_update() {
     let stale = two.get("t").await.unwrap().unwrap();
     let mut changed = first.task.clone();
     changed.artifacts.push(artifact("from-one", "1"));
-    assert_eq!(one.put(&changed, Some(first.version)).await.unwrap(), 2);
+    assert_eq!(
+        one.put(&changed, &Owner::anonymous(), Some(first.version))
+            .await
+            .unwrap(),
+        2
+    );
     let mut late = stale.task.clone();
     late.artifacts.push(artifact("from-two", "2"));
     assert!(matches!(
-        two.put(&late, Some(stale.version)).await,
+        two.put(&late, &Owner::anonymous(), Some(stale.version)).await,
         Err(StoreError::Conflict(id)) if id == "t"
     ));
     let fresh = two.get("t").await.unwrap().unwrap();
     let mut merged = fresh.task.clone();
     merged.artifacts.push(artifact("from-two", "2"));
-    assert_eq!(two.put(&merged, Some(fresh.version)).await.unwrap(), 3);
+    assert_eq!(
+        two.put(&merged, &Owner::anonymous(), Some(fresh.version))
+            .await
+            .unwrap(),
+        3
+    );
     let ids: Vec<String> = one
         .get("t")
         .await
@@ -595,7 +627,10 @@ async fn two_stores_never_lose_an_update() {
                     let mut task = stored.task;
                     task.history
                         .push(Message::text(Role::User, format!("w-{n}"), "concurrent"));
-                    match store.put(&task, Some(stored.version)).await {
+                    match store
+                        .put(&task, &Owner::anonymous(), Some(stored.version))
+                        .await
+                    {
                         Ok(_) => return conflicts,
                         Err(StoreError::Conflict(_)) => conflicts += 1,
                         Err(error) => panic!("{error}"),

@@ -6,6 +6,7 @@
 
 mod common;
 
+use a2a_server::owner::Owner;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -218,7 +219,7 @@ async fn a_lost_race_is_a_conflict_and_a_broken_item_an_error() {
         metadata: None,
     };
     assert!(matches!(
-        store.put(&task, Some(1)).await,
+        store.put(&task, &Owner::anonymous(), Some(1)).await,
         Err(StoreError::Conflict(id)) if id == "t-1"
     ));
     assert_eq!(

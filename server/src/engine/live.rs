@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::registry::Registry;
 use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
 use crate::health::Health;
+use crate::owner::Owner;
 use crate::tasks::{self, Applied, SharedStored, StoreError, TaskStore};
 use a2a_core::error::{Error, Refusal};
 use a2a_core::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
@@ -155,6 +156,7 @@ fn run(
         request_id: context.request_id.clone(),
         task_id: context.task_id.clone(),
         context_id: context.context_id.clone(),
+        owner: context.owner.clone(),
         user_message: Some(context.message.clone()),
         cancel: context.cancellation.clone(),
         previous,
@@ -316,6 +318,8 @@ struct Work {
     request_id: String,
     task_id: String,
     context_id: String,
+    /// Who a new task belongs to.
+    owner: Owner,
     /// Taken when the task begins.
     user_message: Option<Message>,
     cancel: CancellationToken,
@@ -370,6 +374,7 @@ impl Work {
         let opening = Opening {
             task_id: &self.task_id,
             context_id: &self.context_id,
+            owner: &self.owner,
             request_id: &self.request_id,
             user_message: self.user_message.take(),
             previous: self.previous.take(),
@@ -398,6 +403,8 @@ struct Opened {
 struct Opening<'a> {
     task_id: &'a str,
     context_id: &'a str,
+    /// Who a new task belongs to (a continued task keeps its owner).
+    owner: &'a Owner,
     request_id: &'a str,
     user_message: Option<Message>,
     previous: Option<SharedStored>,
@@ -425,6 +432,7 @@ async fn begin(
     let Opening {
         task_id,
         context_id,
+        owner,
         request_id,
         user_message,
         previous,
@@ -438,6 +446,9 @@ async fn begin(
         message
     });
     let expected = previous.as_ref().map(|stored| stored.version);
+    let owner = previous
+        .as_ref()
+        .map_or_else(|| owner.clone(), |stored| stored.owner.clone());
     let opened = match previous {
         Some(SharedStored { task, .. }) => {
             let mut task = Task::clone(&task);
@@ -472,7 +483,7 @@ async fn begin(
         let task = Arc::new(task);
         (initial.unwrap_or_else(|| Arc::clone(&task)), task, applied)
     };
-    let version = match deps.store.put_shared(&task, expected).await {
+    let version = match deps.store.put_shared(&task, &owner, expected).await {
         Ok(version) => version,
         Err(error) => {
             tracing::error!(task_id, %error, "storing the task failed");
@@ -503,6 +514,7 @@ async fn begin(
         state: Mutex::new(SharedStored {
             task: Arc::clone(&task),
             version,
+            owner,
         }),
         cancel: cancel.clone(),
         settled,
@@ -603,12 +615,14 @@ async fn deliver(
             return false;
         }
         let next = Arc::new(next);
-        match deps.store.put_shared(&next, Some(stored.version)).await {
+        match deps
+            .store
+            .put_shared(&next, &stored.owner, Some(stored.version))
+            .await
+        {
             Ok(version) => {
-                *stored = SharedStored {
-                    task: next,
-                    version,
-                };
+                stored.task = next;
+                stored.version = version;
                 publish(deps, live, &stored.task, applied);
                 return true;
             }
@@ -642,10 +656,7 @@ async fn deliver(
             Err(error) => {
                 // The store is down: the clients connected here still see the change.
                 tracing::error!(request_id, task_id = next.id, %error, "storing a task failed");
-                *stored = SharedStored {
-                    task: next,
-                    version: stored.version,
-                };
+                stored.task = next;
                 publish(deps, live, &stored.task, applied);
                 return true;
             }

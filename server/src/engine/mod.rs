@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, RequestContext};
 use crate::health::Health;
+use crate::owner::Owner;
 use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use a2a_core::card::{self, AgentCard, CardError};
 use a2a_core::error::{Error, ErrorProfile, Refusal};
@@ -83,6 +84,8 @@ pub struct CallContext {
     pub session_id: Option<String>,
     /// The host's id for this request.
     pub request_id: String,
+    /// Who is calling, as the platform vouches for it: the only tasks it may see.
+    pub owner: Owner,
 }
 
 /// How a host configures the engine.
@@ -241,7 +244,7 @@ impl Engine {
                     ProtocolVersion::V0_3 => v0_3::parse_get_task_params(params)?,
                     ProtocolVersion::V1_0 => v1_0::parse_get_task_params(params)?,
                 };
-                let task = self.load(&params.id).await?;
+                let task = self.load(&params.id, &call.owner).await?;
                 let task = trimmed(&task, params.history_length);
                 Ok(json(respond::task(version, id, &task)))
             }
@@ -251,17 +254,15 @@ impl Engine {
                     None => a2a_core::model::ListTasksParams::default(),
                     Some(_) => v1_0::parse_list_tasks_params(params)?,
                 };
-                let page = self
-                    .deps
-                    .store
-                    .list(&params)
-                    .await
-                    .map_err(|error| match error {
-                        StoreError::BadPageToken(token) => Error::invalid_params(format!(
-                            "params.pageToken: {token:?} is not a token this agent issued"
-                        )),
-                        other => internal(&other),
-                    })?;
+                let page =
+                    self.deps.store.list(&params, &call.owner).await.map_err(
+                        |error| match error {
+                            StoreError::BadPageToken(token) => Error::invalid_params(format!(
+                                "params.pageToken: {token:?} is not a token this agent issued"
+                            )),
+                            other => internal(&other),
+                        },
+                    )?;
                 Ok(json(respond::list(id, &page)))
             }
             Operation::CancelTask => {
@@ -272,7 +273,7 @@ impl Engine {
             Operation::Subscribe => {
                 self.require_streaming(&request.method)?;
                 let params = parse_task_id(version, params)?;
-                self.subscribe(version, id, &params.id).await
+                self.subscribe(version, id, &params.id, &call.owner).await
             }
             Operation::GetExtendedCard => Err(Error::new(
                 Refusal::UnsupportedOperation,
@@ -303,16 +304,21 @@ impl Engine {
         }
     }
 
-    async fn load(&self, task_id: &str) -> Result<Arc<Task>, Error> {
-        self.load_stored(task_id).await.map(|stored| stored.task)
+    async fn load(&self, task_id: &str, owner: &Owner) -> Result<Arc<Task>, Error> {
+        self.load_stored(task_id, owner)
+            .await
+            .map(|stored| stored.task)
     }
 
-    async fn load_stored(&self, task_id: &str) -> Result<SharedStored, Error> {
+    /// The stored task, when it is `owner`'s: another owner's task is not found, as one
+    /// that does not exist.
+    async fn load_stored(&self, task_id: &str, owner: &Owner) -> Result<SharedStored, Error> {
         self.deps
             .store
             .get_shared(task_id)
             .await
             .map_err(|error| internal(&error))?
+            .filter(|stored| stored.owner == *owner)
             .ok_or_else(|| task_not_found(task_id))
     }
 
@@ -332,7 +338,9 @@ impl Engine {
             let previous = match &message.task_id {
                 None => None,
                 // Boxed: only continuations wait here, and a new task's future stays small.
-                Some(task_id) => Some(Box::pin(self.continuable(task_id, &message)).await?),
+                Some(task_id) => {
+                    Some(Box::pin(self.continuable(task_id, &message, &call.owner)).await?)
+                }
             };
             let task_id = previous
                 .as_ref()
@@ -349,6 +357,7 @@ impl Engine {
                 previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
                 session_id: call.session_id.clone(),
                 request_id: call.request_id.clone(),
+                owner: call.owner.clone(),
                 cancellation: CancellationToken::new(),
             };
             Ok((context, previous))
@@ -369,10 +378,18 @@ impl Engine {
     ///
     /// A task whose agent is still running but that already reached an interrupted state
     /// (the agent asked for input and is returning) is continued from its live state.
-    async fn continuable(&self, task_id: &str, message: &Message) -> Result<SharedStored, Error> {
+    async fn continuable(
+        &self,
+        task_id: &str,
+        message: &Message,
+        owner: &Owner,
+    ) -> Result<SharedStored, Error> {
         let stored = match self.deps.registry.get(task_id) {
             Some(live) => {
                 let stored = live.state.lock().await.clone();
+                if stored.owner != *owner {
+                    return Err(task_not_found(task_id));
+                }
                 if !stored.task.status.state.ends_stream() {
                     return Err(Error::new(
                         Refusal::UnsupportedOperation,
@@ -384,7 +401,7 @@ impl Engine {
                 }
                 stored
             }
-            None => self.load_stored(task_id).await?,
+            None => self.load_stored(task_id, owner).await?,
         };
         let task = &stored.task;
         if let Some(context_id) = &message.context_id
@@ -481,9 +498,11 @@ impl Engine {
         version: ProtocolVersion,
         id: &Id,
         task_id: &str,
+        owner: &Owner,
     ) -> Result<Reply, Error> {
-        // Unknown tasks are refused before anything follows them.
-        let stored = self.load(task_id).await?;
+        // Unknown tasks (another owner's among them) are refused before anything follows
+        // them.
+        let stored = self.load(task_id, owner).await?;
         // Follow the task's channel first, then read where it stands: an update in between
         // may arrive twice, never not at all.
         let updates = self.deps.registry.follow(task_id);
@@ -491,7 +510,7 @@ impl Engine {
             Some(live) => Arc::clone(&live.state.lock().await.task),
             // A task at rest (waiting for input, say) is read again now that it is
             // followed: one that ended since the first read would leave the stream waiting.
-            None if !stored.status.state.is_terminal() => self.load(task_id).await?,
+            None if !stored.status.state.is_terminal() => self.load(task_id, owner).await?,
             None => stored,
         };
         if task.status.state.is_terminal() {
@@ -538,10 +557,17 @@ impl Engine {
     /// (retried when another writer, perhaps another instance, changed it meanwhile).
     async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
         if let Some(live) = self.deps.registry.get(task_id) {
+            if live.state.lock().await.owner != call.owner {
+                return Err(task_not_found(task_id));
+            }
             return live::cancel_live(&self.deps, &live, &call.request_id).await;
         }
         for _ in 0..3 {
-            let SharedStored { task, version } = self.load_stored(task_id).await?;
+            let SharedStored {
+                task,
+                version,
+                owner,
+            } = self.load_stored(task_id, &call.owner).await?;
             if task.status.state.is_terminal() {
                 return Err(live::not_cancelable(&task));
             }
@@ -552,7 +578,12 @@ impl Engine {
                 timestamp: Some(tasks::now_rfc3339()),
             };
             let task = Arc::new(task);
-            match self.deps.store.put_shared(&task, Some(version)).await {
+            match self
+                .deps
+                .store
+                .put_shared(&task, &owner, Some(version))
+                .await
+            {
                 Ok(_) => return Ok(task),
                 Err(StoreError::Conflict(_)) => continue,
                 Err(error) => return Err(internal(&error)),

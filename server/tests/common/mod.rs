@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::expect_used)]
 
+use a2a_server::owner::Owner;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -106,13 +107,22 @@ impl TaskStore for CountingStore {
         self.inner.get(id).await
     }
 
-    async fn put(&self, task: &Task, expected: Option<u64>) -> Result<u64, StoreError> {
+    async fn put(
+        &self,
+        task: &Task,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
         self.count();
-        self.inner.put(task, expected).await
+        self.inner.put(task, owner, expected).await
     }
 
-    async fn list(&self, params: &ListTasksParams) -> Result<ListTasksResult, StoreError> {
-        self.inner.list(params).await
+    async fn list(
+        &self,
+        params: &ListTasksParams,
+        owner: &Owner,
+    ) -> Result<ListTasksResult, StoreError> {
+        self.inner.list(params, owner).await
     }
 
     async fn get_shared(&self, id: &str) -> Result<Option<SharedStored>, StoreError> {
@@ -124,9 +134,14 @@ impl TaskStore for CountingStore {
         read
     }
 
-    async fn put_shared(&self, task: &Arc<Task>, expected: Option<u64>) -> Result<u64, StoreError> {
+    async fn put_shared(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
         self.count();
-        self.inner.put_shared(task, expected).await
+        self.inner.put_shared(task, owner, expected).await
     }
 }
 

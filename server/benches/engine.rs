@@ -29,6 +29,7 @@ fn engine() -> Arc<Engine> {
         error_profile: ErrorProfile::Spec,
         host_can_stream: true,
         security: None,
+        background_work: true,
     };
     match Engine::new(
         Arc::new(EchoAgent),

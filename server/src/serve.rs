@@ -338,6 +338,7 @@ impl Container {
                 error_profile: self.config.error_profile,
                 host_can_stream: true,
                 security: None,
+                background_work: true,
             },
         )?;
         let app = router(

@@ -30,6 +30,7 @@ fn app_for(agent: Arc<dyn Agent>, host_can_stream: bool, max_body_bytes: usize) 
             error_profile: ErrorProfile::Spec,
             host_can_stream,
             security: None,
+            background_work: true,
         },
     )
     .expect("valid engine");
@@ -211,6 +212,7 @@ async fn the_interface_path_serves_json_rpc_with_and_without_slash() {
             error_profile: ErrorProfile::Spec,
             host_can_stream: true,
             security: None,
+            background_work: true,
         },
     )
     .unwrap();

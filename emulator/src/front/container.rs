@@ -160,6 +160,7 @@ impl Backend {
                         error_profile: *profile,
                         host_can_stream: true,
                         security: None,
+                        background_work: true,
                     },
                 )?);
                 // The container identifies callers from what the front passes, as

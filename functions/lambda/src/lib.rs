@@ -22,8 +22,13 @@
 //!
 //! Tasks live in the instance's memory, or with `A2A_TASK_TABLE` in a DynamoDB table
 //! shared by every instance ([`dynamo::DynamoTaskStore`], usable by any host).
+//!
+//! A non-blocking send finishes its task: an internal Lambda extension keeps the
+//! environment thawed after the answer until the agent is done, within the invocation's
+//! time, and billed for it ([`background`]).
 
 pub mod app;
+pub mod background;
 pub mod config;
 pub mod dynamo;
 pub mod logging;
@@ -38,6 +43,8 @@ use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 
 pub use app::App;
 pub use config::Config;
+
+use background::{Background, Extension};
 
 /// What [`run`] and `main` return on failure (`lambda_http`'s error type).
 pub type Error = lambda_http::Error;
@@ -165,6 +172,14 @@ impl Lambda {
     /// # Errors
     /// The environment's configuration or the agent's card is invalid.
     pub fn into_app(self) -> Result<(App, Config), InitError> {
+        let (_, app, config) = self.build(true)?;
+        Ok((app, config))
+    }
+
+    /// The engine, the service and the configuration; `background_work`: a non-blocking
+    /// send may leave its agent running after the answer
+    /// ([`EngineConfig::background_work`]).
+    fn build(self, background_work: bool) -> Result<(Arc<Engine>, App, Config), InitError> {
         let mut config = match self.config {
             Some(config) => config,
             None => Config::from_env()?,
@@ -185,14 +200,19 @@ impl Lambda {
                 error_profile: config.error_profile,
                 host_can_stream: config.streaming,
                 security: Some(config.auth.mechanism()),
+                background_work,
             },
         )?;
-        let app = app::app(Arc::new(engine), &config, self.layers);
-        Ok((app, config))
+        let engine = Arc::new(engine);
+        let app = app::app(Arc::clone(&engine), &config, self.layers);
+        Ok((engine, app, config))
     }
 
-    /// Initialises JSON logs, builds the function and serves Lambda invocations until the
-    /// runtime stops.
+    /// Initialises JSON logs, registers the background-work extension ([`background`]),
+    /// builds the function and serves Lambda invocations until the runtime stops.
+    ///
+    /// Without the Extensions API, a warning is logged and non-blocking sends are served
+    /// as blocking ones.
     ///
     /// # Errors
     /// Not inside Lambda, init failed (logged first), or the runtime failed.
@@ -206,25 +226,38 @@ impl Lambda {
             tracing::error!(error, "init failed");
             return Err(error.into());
         }
-        let (app, config) = match self.into_app() {
+        // Before the runtime's first request for an invocation: Lambda takes extensions'
+        // registrations only during init.
+        let background = Arc::new(Background::default());
+        let extension = match Extension::register(&background).await {
+            Ok(extension) => Some(extension),
+            Err(error) => {
+                tracing::warn!(
+                    %error,
+                    "no background work: the environment would be frozen with the agent of \
+                     a non-blocking send still at work, so non-blocking sends are served as \
+                     blocking ones"
+                );
+                None
+            }
+        };
+        let (engine, app, config) = match self.build(extension.is_some()) {
             Ok(built) => built,
             Err(error) => {
                 tracing::error!(%error, "init failed");
                 return Err(error.into());
             }
         };
+        background.set_engine(engine);
         tracing::info!(
             streaming = config.streaming,
+            background_work = extension.is_some(),
             auth = ?config.auth,
             task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
             init_ms = started.elapsed().as_secs_f64() * 1000.0,
             "init complete"
         );
-        if config.streaming {
-            lambda_http::run_with_streaming_response(app).await
-        } else {
-            lambda_http::run(app).await
-        }
+        background::serve(app, config.streaming, &background, extension).await
     }
 }
 

@@ -803,6 +803,41 @@ pub(crate) async fn cancel_live(
     }
 }
 
+/// Fails a live task that is still at work (submitted or working) with `text` as its
+/// status message, saved like any other change, then fires its token so the agent stops.
+/// A task that already ended or waits for input is left as it is. Whether the task is
+/// failed now.
+///
+/// The failure is applied before the token fires: an agent that returns when cancelled
+/// then finds its task over, and its runner does not complete it instead.
+pub(crate) async fn fail_live(
+    deps: &RunnerDeps,
+    live: &LiveTask,
+    request_id: &str,
+    text: &str,
+) -> bool {
+    if live.state.lock().await.task.status.state.ends_stream() {
+        return false;
+    }
+    let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), text);
+    message.task_id = None;
+    deliver(
+        deps,
+        live,
+        vec![AgentEvent::Status {
+            state: TaskState::Failed,
+            message: Some(message),
+        }],
+        request_id,
+    )
+    .await;
+    let failed = live.state.lock().await.task.status.state == TaskState::Failed;
+    if failed {
+        live.cancel.cancel();
+    }
+    failed
+}
+
 /// -32002 for a task in a terminal state.
 pub(crate) fn not_cancelable(task: &Task) -> Error {
     Error::new(

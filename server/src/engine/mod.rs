@@ -5,6 +5,7 @@
 //! [`CallContext`] and writes the [`Reply`] — JSON with a status, an SSE stream of JSON
 //! documents, or nothing (for a notification).
 
+mod background;
 mod live;
 mod media;
 mod registry;
@@ -100,6 +101,11 @@ pub struct EngineConfig {
     /// How the host authenticates callers, when it decides (the card publishes it);
     /// `None` keeps the agent card's.
     pub security: Option<a2a_core::card::SecurityMechanism>,
+    /// A non-blocking send (`returnImmediately`, v0.3 `blocking: false`) answers at once
+    /// and leaves its agent running. `false` for a host that would stop that work once it
+    /// answers (an AWS Lambda environment without its extension): such a send is then
+    /// served as a blocking one.
+    pub background_work: bool,
 }
 
 /// The engine: an agent, a task store and the protocol between them.
@@ -108,6 +114,7 @@ pub struct Engine {
     card: AgentCard,
     public_url: String,
     profile: ErrorProfile,
+    background_work: bool,
 }
 
 impl Engine {
@@ -141,6 +148,7 @@ impl Engine {
             card,
             public_url: config.public_url,
             profile: config.error_profile,
+            background_work: config.background_work,
         })
     }
 
@@ -438,7 +446,7 @@ impl Engine {
         call: &'a CallContext,
     ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send + 'a {
         let configuration = params.configuration.unwrap_or_default();
-        let return_immediately = configuration.return_immediately;
+        let return_immediately = configuration.return_immediately && self.background_work;
         let history_length = configuration.history_length;
         // Chained rather than awaited inside one block, which would keep the preparation's
         // future twice (captured, and moved to be awaited).

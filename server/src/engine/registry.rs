@@ -84,6 +84,14 @@ impl Registry {
         self.lock().len()
     }
 
+    /// The tasks running now, with their ids.
+    pub(crate) fn live_tasks(&self) -> Vec<(String, Arc<LiveTask>)> {
+        self.lock()
+            .iter()
+            .map(|(id, live)| (id.clone(), Arc::clone(live)))
+            .collect()
+    }
+
     /// Registers a running task; the health status follows under the same lock.
     pub(crate) fn insert(&self, id: String, live: Arc<LiveTask>, health: &Health) {
         let mut tasks = self.lock();

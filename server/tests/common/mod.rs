@@ -52,6 +52,7 @@ pub fn engine(agent: Arc<dyn Agent>, store: Arc<dyn TaskStore>) -> Engine {
             error_profile: ErrorProfile::Spec,
             host_can_stream: true,
             security: None,
+            background_work: true,
         },
     )
     .expect("a test engine builds")

@@ -23,6 +23,7 @@ pub fn engine_on(agent: BuiltIn, store: Arc<dyn TaskStore>) -> Engine {
             error_profile: ErrorProfile::Spec,
             host_can_stream: false,
             security: Some(SecurityMechanism::None),
+            background_work: true,
         },
     )
     .expect("engine")

@@ -1,0 +1,97 @@
+//! Background work on Lambda: a non-blocking send's agent finishes its task.
+//!
+//! A non-blocking send (`returnImmediately: true` in v1.0, `blocking: false` in v0.3)
+//! answers at once and leaves the agent running. Lambda freezes the execution environment
+//! as soon as the runtime and every extension have asked for their next event, so that
+//! work would stall until some later invocation thaws the instance, if one ever does (AWS
+//! Lambda Developer Guide, "Lambda execution environment lifecycle" and "Lambda
+//! Extensions API").
+//!
+//! The function therefore runs an internal extension next to the runtime, in the same
+//! process ([`Extension`]): registered with the Extensions API at init (header
+//! `Lambda-Extension-Name`; the answer's `Lambda-Extension-Identifier` goes with each
+//! `/event/next`), it is told of each invocation and asks for its next event only when
+//!
+//! 1. the runtime has finished that invocation ([`TrackLayer`]: the response posted,
+//!    all of it when streamed), and then
+//! 2. no task runs ([`Engine::idle`](a2a_server::engine::Engine::idle)),
+//!
+//! or, at the latest, [`DEADLINE_MARGIN`] before the invocation's deadline: the tasks
+//! still at work are then failed with [`OUT_OF_TIME`] as their status message, written to
+//! the store before the deadline, and their agents told to stop.
+//!
+//! **Cost.** Lambda bills an invocation until the runtime and every extension have asked
+//! for their next event, so the billed duration includes the background work, and the
+//! instance takes no other invocation meanwhile (a concurrent request goes to another
+//! instance, which may be a cold start). A non-blocking send is billed about as long as
+//! a blocking one; its client just does not wait.
+//!
+//! **Fallback.** Where the extension cannot register (not on Lambda, an emulator without
+//! the Extensions API), one warning is logged at init and non-blocking sends are served
+//! as blocking ones ([`EngineConfig::background_work`] false): slower to answer, but no
+//! work is silently lost.
+//!
+//! [`EngineConfig::background_work`]: a2a_server::engine::EngineConfig::background_work
+
+mod extension;
+mod invocations;
+
+pub use extension::{
+    Background, DEADLINE_MARGIN, EXTENSION_NAME, Extension, ExtensionError, Held, NEXT_EVENT_SLACK,
+    OUT_OF_TIME, REGISTER_TIMEOUT, deadline_instant,
+};
+pub use invocations::{Finishing, Invocations, TrackLayer, Tracked};
+
+use lambda_http::lambda_runtime::{Runtime, layers::TracingLayer};
+
+use crate::{App, Error};
+
+/// Serves the runtime's invocations with `app` (streamed or buffered), each one recorded
+/// in `background` when finished, alongside the extension when it registered.
+///
+/// The extension's end does not stop the runtime: it is logged as an error (non-blocking
+/// sends may stall from then on) and the runtime goes on.
+///
+/// # Errors
+/// The runtime failed.
+pub async fn serve(
+    app: App,
+    streaming: bool,
+    background: &Background,
+    extension: Option<Extension>,
+) -> Result<(), Error> {
+    let track = TrackLayer::new(background.invocations());
+    // What lambda_http::run and run_with_streaming_response do, with the tracking layer
+    // inside the runtime's tracing span.
+    let runtime = async move {
+        if streaming {
+            Runtime::new(lambda_http::StreamAdapter::from(app))
+                .layer(track)
+                .layer(TracingLayer::new())
+                .run()
+                .await
+        } else {
+            Runtime::new(lambda_http::Adapter::from(app))
+                .layer(track)
+                .layer(TracingLayer::new())
+                .run()
+                .await
+        }
+    };
+    let Some(extension) = extension else {
+        return runtime.await;
+    };
+    tokio::pin!(runtime);
+    tokio::select! {
+        result = &mut runtime => return result,
+        error = extension.run() => tracing::error!(
+            %error,
+            "the background-work extension stopped: the agents of non-blocking sends may \
+             be frozen with the environment from now on"
+        ),
+    }
+    runtime.await
+}
+
+#[cfg(test)]
+mod tests;

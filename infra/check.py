@@ -71,9 +71,12 @@ def binary_variables():
 
 
 def store_facts():
-    """The DynamoDB actions the task store calls, its index, and its TTL attribute."""
+    """The DynamoDB actions the task store calls (in dynamo.rs and its submodules under
+    dynamo/), its index, and its TTL attribute."""
     source = rust_source("functions/lambda/src/dynamo.rs")
-    calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", source))
+    submodules = sorted((ROOT / "functions/lambda/src/dynamo").glob("*.rs"))
+    every_source = source + "".join(path.read_text() for path in submodules)
+    calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", every_source))
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
     index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', source).group(1)
     ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)

@@ -78,6 +78,11 @@ impl From<Stored> for SharedStored {
 /// Every task is kept with its [`Owner`]. The store answers a get whatever the owner (the
 /// engine checks it, and answers another owner's task as not found); a list holds only
 /// the given owner's tasks.
+///
+/// A store shared by several processes gives the tasks at work a [`Lease`], so that the
+/// task of a process that died is failed rather than left working forever: it answers
+/// [`TaskStore::lease_terms`] and keeps the lease [`TaskStore::put_leased`] and
+/// [`TaskStore::renew_lease`] write. The defaults are those of a store without leases.
 #[async_trait::async_trait]
 pub trait TaskStore: Send + Sync + 'static {
     /// The task with this id, its version and its owner, if any.
@@ -113,6 +118,52 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> Result<u64, StoreError> {
         self.put(task, owner, expected).await
     }
+
+    /// How long the lease of a running task lasts in this store ([`lease`]). `None`, the
+    /// default: this store's tasks die with the process that runs them, and carry no lease.
+    fn lease_terms(&self) -> Option<LeaseTerms> {
+        None
+    }
+
+    /// [`TaskStore::put_shared`] with the lease of a task at work (`None`: the task carries
+    /// none from now on). The default ignores the lease.
+    async fn put_leased(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+        lease: Option<&Lease>,
+    ) -> Result<u64, StoreError> {
+        let _ = lease;
+        self.put_shared(task, owner, expected).await
+    }
+
+    /// Renews the lease of the task `id` if its stored version is `expected`, leaving the
+    /// task as it is; returns the new version (a renewal is a write: a writer that read the
+    /// task before it must read it again, and so never fails a task whose runner just
+    /// renewed). The default, for a store without leases, changes nothing.
+    async fn renew_lease(&self, id: &str, expected: u64, lease: &Lease) -> Result<u64, StoreError> {
+        let _ = (id, lease);
+        Ok(expected)
+    }
+
+    /// [`TaskStore::get_shared`] with the task's lease, if it carries one. The default
+    /// answers no lease.
+    async fn get_leased(&self, id: &str) -> Result<Option<Leased>, StoreError> {
+        Ok(self.get_shared(id).await?.map(|stored| Leased {
+            stored,
+            lease: None,
+        }))
+    }
+}
+
+/// A stored task with its lease: what [`TaskStore::get_leased`] answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leased {
+    /// The task, its version and its owner.
+    pub stored: SharedStored,
+    /// The lease of its runner, when it carries one.
+    pub lease: Option<Lease>,
 }
 
 /// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
@@ -295,7 +346,10 @@ impl TaskStore for InMemoryTaskStore {
     }
 }
 
+pub mod lease;
 pub mod page_token;
+
+pub use lease::{Lease, LeaseTerms};
 
 fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
     time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc3339).ok()

@@ -3,18 +3,19 @@
 use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
 
-use crate::dynamo::{DEFAULT_RETENTION, DynamoSettings};
+use crate::dynamo::{DEFAULT_LEASE, DEFAULT_RETENTION, DynamoSettings};
 
 /// Lambda's own payload limit for a synchronous invocation: 6 MB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
 
 /// Every variable the function reads, for documentation and for the template check
 /// (with `A2A_TASK_TABLE` it also reads `AWS_REGION`, which Lambda sets).
-pub const VARIABLES: [&str; 9] = [
+pub const VARIABLES: [&str; 10] = [
     "A2A_PUBLIC_URL",
     "A2A_STREAMING",
     "A2A_TASK_TABLE",
     "A2A_TASK_RETENTION_DAYS",
+    "A2A_TASK_LEASE_SECONDS",
     "A2A_DYNAMODB_ENDPOINT",
     "A2A_ERROR_PROFILE",
     "A2A_MAX_BODY_BYTES",
@@ -24,6 +25,11 @@ pub const VARIABLES: [&str; 9] = [
 
 /// Longest `A2A_TASK_RETENTION_DAYS`: ten years.
 pub const MAX_RETENTION_DAYS: u64 = 3_650;
+
+/// Shortest and longest `A2A_TASK_LEASE_SECONDS`: a lease is renewed after a third of it,
+/// so 3 s means a renewal a second at most; an hour leaves a dead instance's task working
+/// for that long.
+pub const LEASE_SECONDS: std::ops::RangeInclusive<u64> = 3..=3_600;
 
 /// How callers authenticate.
 #[derive(Clone, PartialEq, Eq)]
@@ -67,8 +73,9 @@ pub struct Config {
     /// `A2A_STREAMING`: the Function URL is in `RESPONSE_STREAM` mode (default false).
     pub streaming: bool,
     /// `A2A_TASK_TABLE`: the DynamoDB table tasks live in, with its region (`AWS_REGION`),
-    /// `A2A_TASK_RETENTION_DAYS` (default 7) and `A2A_DYNAMODB_ENDPOINT` (a local
-    /// DynamoDB or moto; default AWS's). `None`: tasks live in the instance's memory.
+    /// `A2A_TASK_RETENTION_DAYS` (default 7), `A2A_TASK_LEASE_SECONDS` (how long a running
+    /// task's lease lasts, default 30) and `A2A_DYNAMODB_ENDPOINT` (a local DynamoDB or
+    /// moto; default AWS's). `None`: tasks live in the instance's memory.
     pub task_table: Option<DynamoSettings>,
     /// `A2A_ERROR_PROFILE`: `spec` (default) or `agentcore`.
     pub error_profile: ErrorProfile,
@@ -175,8 +182,8 @@ impl Config {
         })
     }
 
-    /// The DynamoDB settings, when `A2A_TASK_TABLE` is set. The retention and endpoint are
-    /// checked even without a table; the region is required only with one.
+    /// The DynamoDB settings, when `A2A_TASK_TABLE` is set. The retention, lease and
+    /// endpoint are checked even without a table; the region is required only with one.
     fn task_table(
         get: &impl Fn(&str) -> Option<String>,
     ) -> Result<Option<DynamoSettings>, ConfigError> {
@@ -193,6 +200,26 @@ impl Config {
                         "A2A_TASK_RETENTION_DAYS",
                         &value,
                         format!("a whole number of days from 1 to {MAX_RETENTION_DAYS}"),
+                    )
+                })?,
+        };
+        let lease = match get("A2A_TASK_LEASE_SECONDS") {
+            None => DEFAULT_LEASE,
+            Some(value) => value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|seconds| LEASE_SECONDS.contains(seconds))
+                .map(std::time::Duration::from_secs)
+                .ok_or_else(|| {
+                    invalid(
+                        "A2A_TASK_LEASE_SECONDS",
+                        &value,
+                        format!(
+                            "a whole number of seconds from {} to {}",
+                            LEASE_SECONDS.start(),
+                            LEASE_SECONDS.end()
+                        ),
                     )
                 })?,
         };
@@ -249,6 +276,7 @@ impl Config {
             region,
             endpoint,
             retention,
+            lease,
         }))
     }
 }
@@ -353,11 +381,13 @@ mod tests {
             ("A2A_TASK_TABLE", "a2a-tasks"),
             ("AWS_REGION", "us-east-1"),
             ("A2A_TASK_RETENTION_DAYS", "30"),
+            ("A2A_TASK_LEASE_SECONDS", "5"),
             ("A2A_DYNAMODB_ENDPOINT", "http://127.0.0.1:5000"),
         ])
         .unwrap()
         .task_table
         .unwrap();
+        assert_eq!(settings.lease, std::time::Duration::from_secs(5));
         assert_eq!(settings.region, "us-east-1");
         assert_eq!(
             settings.retention,
@@ -371,7 +401,15 @@ mod tests {
 
     #[test]
     fn bad_task_table_values_fail_clearly() {
-        let cases: [(&[(&str, &str)], &str); 6] = [
+        let cases: [(&[(&str, &str)], &str); 8] = [
+            (
+                &[("A2A_TASK_LEASE_SECONDS", "2")],
+                "A2A_TASK_LEASE_SECONDS=\"2\" is not valid: a whole number of seconds from 3 to 3600",
+            ),
+            (
+                &[("A2A_TASK_LEASE_SECONDS", "ten")],
+                "A2A_TASK_LEASE_SECONDS=\"ten\" is not valid: a whole number of seconds from 3 to 3600",
+            ),
             (
                 &[("A2A_TASK_TABLE", "tasks")],
                 "AWS_REGION=\"\" is not valid: the table's region, such as eu-west-1 \

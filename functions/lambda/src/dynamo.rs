@@ -12,6 +12,8 @@
 //! | `version` | N | bumped by every write; writes are conditional on it |
 //! | `task` | S | the task as A2A v1.0 JSON (what `tasks/get` answers in v1.0) |
 //! | `expiresAt` | N | Unix seconds: the table's TTL attribute, now + the retention at every write |
+//! | `leaseHolder` | S | a task at work (`submitted`, `working`) only: the id of the engine instance running it |
+//! | `leaseExpiresAt` | N | with `leaseHolder`: Unix milliseconds when the runner's lease runs out unless renewed |
 //!
 //! The global secondary index [`OWNER_INDEX`] (partition `owner`, sort `statusTimestamp`)
 //! serves `ListTasks`; it must project `contextId`, `state` and `expiresAt` (`INCLUDE`
@@ -25,6 +27,16 @@
 //! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
 //! for a new task): a writer that lost the race gets [`StoreError::Conflict`], so two
 //! instances never lose each other's update. Reads are strongly consistent.
+//!
+//! # Leases
+//!
+//! A task at work carries its runner's lease ([`a2a_server::tasks::lease`]), written with
+//! the task by the same `PutItem` (a task that is over or waits for input carries none: its
+//! `PutItem` drops the attributes). A runner quiet for a third of the lease renews it with
+//! an `UpdateItem` of the lease attributes and the version (conditional on the version, as
+//! every write), so a reader that found the lease expired cannot fail a task whose runner
+//! renewed meanwhile: its write names the older version and loses. The lease lasts
+//! [`DEFAULT_LEASE`] unless configured (`A2A_TASK_LEASE_SECONDS`).
 //!
 //! # Listing, and the scale it suits
 //!
@@ -52,12 +64,15 @@
 //! looked up at the first call. Instance metadata is never asked.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
 use a2a_core::wire::v1_0;
 use a2a_server::owner::Owner;
-use a2a_server::tasks::{self, StoreError, Stored, TaskStore, page_token};
+use a2a_server::tasks::{
+    self, Lease, LeaseTerms, Leased, SharedStored, StoreError, Stored, TaskStore, page_token,
+};
 use aws_config::ecs::EcsCredentialsProvider;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
 use aws_config::meta::credentials::CredentialsProviderChain;
@@ -82,6 +97,10 @@ pub const ANONYMOUS_OWNER: &str = "anonymous";
 /// How long a task is kept after its last change, unless configured otherwise: 7 days.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
+/// How long the lease of a running task lasts from its last write, unless configured
+/// otherwise: 30 s (renewed after 10 s without a write; honoured 5 s past its expiry).
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
 /// Longest wait for a connection to DynamoDB.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 /// Longest wait for the first byte of an answer.
@@ -103,7 +122,11 @@ mod attr {
     pub const VERSION: &str = "version";
     pub const TASK: &str = "task";
     pub const EXPIRES_AT: &str = "expiresAt";
+    pub const LEASE_HOLDER: &str = "leaseHolder";
+    pub const LEASE_EXPIRES_AT: &str = "leaseExpiresAt";
 }
+
+mod lease;
 
 /// `statusTimestamp` of a task without a status timestamp: the index needs a value, and
 /// this one sorts before every real timestamp (so such tasks are listed last, as in memory).
@@ -123,6 +146,9 @@ pub struct DynamoSettings {
     pub endpoint: Option<String>,
     /// How long a task is kept after its last change (`A2A_TASK_RETENTION_DAYS`).
     pub retention: Duration,
+    /// How long the lease of a running task lasts from its last write
+    /// (`A2A_TASK_LEASE_SECONDS`).
+    pub lease: Duration,
 }
 
 impl DynamoSettings {
@@ -133,6 +159,7 @@ impl DynamoSettings {
             region: region.into(),
             endpoint: None,
             retention: DEFAULT_RETENTION,
+            lease: DEFAULT_LEASE,
         }
     }
 
@@ -206,6 +233,7 @@ pub struct DynamoTaskStore {
     client: Client,
     table: String,
     retention: Duration,
+    lease: LeaseTerms,
 }
 
 impl DynamoTaskStore {
@@ -225,6 +253,9 @@ impl DynamoTaskStore {
             client,
             table: settings.table.clone(),
             retention: settings.retention,
+            lease: LeaseTerms {
+                duration: settings.lease,
+            },
         }
     }
 
@@ -423,9 +454,9 @@ impl DynamoTaskStore {
     }
 }
 
-#[async_trait::async_trait]
-impl TaskStore for DynamoTaskStore {
-    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+impl DynamoTaskStore {
+    /// The task with this id, its version, owner and lease, if any.
+    async fn read(&self, id: &str) -> Result<Option<(Stored, Option<Lease>)>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -459,25 +490,32 @@ impl TaskStore for DynamoTaskStore {
             Some(key) if key == ANONYMOUS_OWNER => Owner::anonymous(),
             Some(key) => Owner::from_key(key),
         };
-        Ok(Some(Stored {
+        let stored = Stored {
             task,
             version,
             owner,
-        }))
+        };
+        Ok(Some((stored, lease::read(&item))))
     }
 
-    async fn put(
+    /// Writes the whole item (with `lease` when given) if the stored version is `expected`.
+    async fn write(
         &self,
         task: &Task,
         owner: &Owner,
         expected: Option<u64>,
+        lease: Option<&Lease>,
     ) -> Result<u64, StoreError> {
         let version = expected.map_or(1, |version| version.saturating_add(1));
+        let mut item = self.item(task, owner, version)?;
+        if let Some(lease) = lease {
+            lease::insert(&mut item, lease);
+        }
         let request = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(self.item(task, owner, version)?));
+            .set_item(Some(item));
         let request = match expected {
             None => request
                 .condition_expression("attribute_not_exists(#id)")
@@ -498,6 +536,47 @@ impl TaskStore for DynamoTaskStore {
             }
             Err(error) => Err(self.backend("PutItem", &error)),
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for DynamoTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Stored>, StoreError> {
+        Ok(self.read(id).await?.map(|(stored, _)| stored))
+    }
+
+    async fn put(
+        &self,
+        task: &Task,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
+        self.write(task, owner, expected, None).await
+    }
+
+    fn lease_terms(&self) -> Option<LeaseTerms> {
+        Some(self.lease)
+    }
+
+    async fn put_leased(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+        lease: Option<&Lease>,
+    ) -> Result<u64, StoreError> {
+        self.write(task, owner, expected, lease).await
+    }
+
+    async fn renew_lease(&self, id: &str, expected: u64, lease: &Lease) -> Result<u64, StoreError> {
+        self.renew(id, expected, lease).await
+    }
+
+    async fn get_leased(&self, id: &str) -> Result<Option<Leased>, StoreError> {
+        Ok(self.read(id).await?.map(|(stored, lease)| Leased {
+            stored: SharedStored::from(stored),
+            lease,
+        }))
     }
 
     async fn list(

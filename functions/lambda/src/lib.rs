@@ -87,6 +87,7 @@ pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
                 region = settings.region,
                 endpoint = settings.endpoint.as_deref().unwrap_or("aws"),
                 retention_days = settings.retention.as_secs() / 86_400,
+                lease_seconds = settings.lease.as_secs(),
                 build_ms = started.elapsed().as_secs_f64() * 1000.0,
                 "task store ready"
             );
@@ -248,11 +249,13 @@ impl Lambda {
                 return Err(error.into());
             }
         };
+        let instance_id = engine.instance_id().to_owned();
         background.set_engine(engine);
         tracing::info!(
             streaming = config.streaming,
             background_work = extension.is_some(),
             auth = ?config.auth,
+            instance_id = instance_id,
             task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
             init_ms = started.elapsed().as_secs_f64() * 1000.0,
             "init complete"

@@ -14,6 +14,7 @@ use futures_util::FutureExt as _;
 use tokio::sync::{Mutex, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::lease::{self, Leasing};
 use super::registry::Registry;
 use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
 use crate::health::Health;
@@ -48,6 +49,9 @@ pub(crate) struct LiveTask {
     pub cancel: CancellationToken,
     /// Moves once, from running to ended or failed.
     pub settled: watch::Sender<Settled>,
+    /// When the task's lease was last written (`None`: it carries none), kept up to date
+    /// under the state's lock.
+    pub lease_written: std::sync::Mutex<Option<tokio::time::Instant>>,
 }
 
 /// How the start of a send turned out.
@@ -72,6 +76,8 @@ pub(crate) struct RunnerDeps {
     pub store: Arc<dyn TaskStore>,
     pub registry: Arc<Registry>,
     pub health: Arc<Health>,
+    /// Present when the store is shared with other processes: the leases of tasks at work.
+    pub leasing: Option<Arc<Leasing>>,
 }
 
 /// Starts the agent on a message and reports how it started.
@@ -173,6 +179,8 @@ fn run(
         let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
         tokio::pin!(execution);
         let outcome = loop {
+            // A quiet runner renews its task's lease (made only when it carries one).
+            let renewal = runner.live.as_ref().and_then(|live| live.renewal_due(deps));
             tokio::select! {
                 biased;
                 Some(event) = events.recv() => {
@@ -180,6 +188,11 @@ fn run(
                     runner.on_events(deps, batch, false).await;
                 }
                 outcome = &mut execution => break outcome,
+                () = renewal_at(renewal), if renewal.is_some() => {
+                    if let Some(live) = &runner.live {
+                        lease::renew(deps, live, &runner.request_id).await;
+                    }
+                }
             }
         };
         let failure = match outcome {
@@ -239,6 +252,14 @@ fn run(
         } else {
             deps.registry.prune_topics();
         }
+    }
+}
+
+/// Ready at `at` (never without it). No timer exists until it is first polled.
+async fn renewal_at(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -483,8 +504,8 @@ async fn begin(
         let task = Arc::new(task);
         (initial.unwrap_or_else(|| Arc::clone(&task)), task, applied)
     };
-    let version = match deps.store.put_shared(&task, &owner, expected).await {
-        Ok(version) => version,
+    let (version, lease_written) = match lease::put(deps, &task, &owner, expected).await {
+        Ok(written) => written,
         Err(error) => {
             tracing::error!(task_id, %error, "storing the task failed");
             cancel.cancel();
@@ -518,6 +539,7 @@ async fn begin(
         }),
         cancel: cancel.clone(),
         settled,
+        lease_written: std::sync::Mutex::new(lease_written),
     });
     // A continued task may still be registered by the runner it continues (an agent that
     // asked for input and is returning): this runner replaces it there even when it is
@@ -615,12 +637,9 @@ async fn deliver(
             return false;
         }
         let next = Arc::new(next);
-        match deps
-            .store
-            .put_shared(&next, &stored.owner, Some(stored.version))
-            .await
-        {
-            Ok(version) => {
+        match lease::put(deps, &next, &stored.owner, Some(stored.version)).await {
+            Ok((version, lease_written)) => {
+                live.set_lease_written(lease_written);
                 stored.task = next;
                 stored.version = version;
                 publish(deps, live, &stored.task, applied);
@@ -631,21 +650,8 @@ async fn deliver(
                     let ended_elsewhere = fresh.task.status.state.is_terminal();
                     *stored = fresh;
                     if ended_elsewhere {
-                        tracing::info!(request_id, task_id = next.id, "the task ended elsewhere");
-                        live.cancel.cancel();
-                        let status = Applied::Status(a2a_core::model::TaskStatusUpdateEvent {
-                            task_id: stored.task.id.clone(),
-                            context_id: stored.task.context_id.clone(),
-                            status: stored.task.status.clone(),
-                            is_final: true,
-                            metadata: None,
-                        });
-                        let adopted = Applying {
-                            changes: vec![status],
-                            count: 1,
-                            ended: true,
-                        };
-                        publish(deps, live, &stored.task, adopted);
+                        live.set_lease_written(None);
+                        adopt_ended(deps, live, &stored, request_id);
                         return true;
                     }
                     // Apply the same events to the fresh task.
@@ -668,6 +674,36 @@ async fn deliver(
         "agent events were lost to repeated write conflicts"
     );
     false
+}
+
+/// Takes in the task as another writer ended it (a cancel, perhaps from another instance):
+/// the agent is told to stop, and followers get the final status. `stored` is the fresh
+/// task, under the live task's lock.
+pub(crate) fn adopt_ended(
+    deps: &RunnerDeps,
+    live: &LiveTask,
+    stored: &SharedStored,
+    request_id: &str,
+) {
+    tracing::info!(
+        request_id,
+        task_id = stored.task.id,
+        "the task ended elsewhere"
+    );
+    live.cancel.cancel();
+    let status = Applied::Status(a2a_core::model::TaskStatusUpdateEvent {
+        task_id: stored.task.id.clone(),
+        context_id: stored.task.context_id.clone(),
+        status: stored.task.status.clone(),
+        is_final: true,
+        metadata: None,
+    });
+    let adopted = Applying {
+        changes: vec![status],
+        count: 1,
+        ended: true,
+    };
+    publish(deps, live, &stored.task, adopted);
 }
 
 /// The event an applied change came from (to apply it again after a conflict, without

@@ -6,6 +6,7 @@
 //! documents, or nothing (for a notification).
 
 mod background;
+mod lease;
 mod live;
 mod media;
 mod registry;
@@ -115,6 +116,7 @@ pub struct Engine {
     public_url: String,
     profile: ErrorProfile,
     background_work: bool,
+    instance_id: Arc<str>,
 }
 
 impl Engine {
@@ -138,13 +140,21 @@ impl Engine {
         card.capabilities.extended_card = false;
         card.validate()?;
         card::validate_url("url", &config.public_url)?;
+        let instance_id: Arc<str> = Arc::from(a2a_core::model::new_id());
         Ok(Self {
             deps: RunnerDeps {
                 agent,
-                store,
+                store: Arc::clone(&store),
                 registry: Arc::new(Registry::default()),
                 health: Arc::new(Health::new()),
+                leasing: store.lease_terms().map(|terms| {
+                    Arc::new(lease::Leasing {
+                        holder: Arc::clone(&instance_id),
+                        terms,
+                    })
+                }),
             },
+            instance_id,
             card,
             public_url: config.public_url,
             profile: config.error_profile,
@@ -170,6 +180,12 @@ impl Engine {
     /// How refusals are reported.
     pub fn error_profile(&self) -> ErrorProfile {
         self.profile
+    }
+
+    /// This engine's random id: the holder of the leases of the tasks it runs, on a store
+    /// shared with other processes. Not secret; hosts log it at start.
+    pub fn instance_id(&self) -> &str {
+        &self.instance_id
     }
 
     /// How many tasks are running now.
@@ -319,14 +335,12 @@ impl Engine {
     }
 
     /// The stored task, when it is `owner`'s: another owner's task is not found, as one
-    /// that does not exist.
+    /// that does not exist. A task at work whose runner's lease expired (its process is
+    /// gone) is failed first ([`lease`]).
     async fn load_stored(&self, task_id: &str, owner: &Owner) -> Result<SharedStored, Error> {
-        self.deps
-            .store
-            .get_shared(task_id)
+        lease::load(&self.deps, task_id, owner)
             .await
             .map_err(|error| internal(&error))?
-            .filter(|stored| stored.owner == *owner)
             .ok_or_else(|| task_not_found(task_id))
     }
 

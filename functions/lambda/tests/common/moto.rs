@@ -217,3 +217,63 @@ pub async fn create_table(name: &str) -> DynamoSettings {
         .expect("time to live is enabled");
     settings
 }
+
+/// The DynamoDB operations a client sent, in order (`PutItem`, `GetItem`, …), each attempt
+/// counted.
+#[derive(Debug, Clone, Default)]
+pub struct Calls(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Calls {
+    /// The operations sent since the last call.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+#[derive(Debug)]
+struct CountCalls(Calls);
+
+impl aws_sdk_dynamodb::config::Intercept for CountCalls {
+    fn name(&self) -> &'static str {
+        "CountCalls"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _runtime_components: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        // `X-Amz-Target: DynamoDB_20120810.PutItem`.
+        let target = context
+            .request()
+            .headers()
+            .get("x-amz-target")
+            .unwrap_or("?");
+        let operation = target.rsplit('.').next().unwrap_or(target).to_owned();
+        self.0
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(operation);
+        Ok(())
+    }
+}
+
+/// [`client`], counting the calls it sends.
+pub fn counting_client(settings: &DynamoSettings) -> (Client, Calls) {
+    let calls = Calls::default();
+    let client = Client::from_conf(
+        settings
+            .client_config()
+            .credentials_provider(Credentials::new("testing", "testing", None, None, "tests"))
+            .interceptor(CountCalls(calls.clone()))
+            .build(),
+    );
+    (client, calls)
+}

@@ -74,6 +74,9 @@ def store_facts():
     """The DynamoDB actions the task store calls, its index, and its TTL attribute."""
     source = rust_source("functions/lambda/src/dynamo.rs")
     calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", source))
+    # A transaction's Put is authorized as PutItem (DynamoDB Developer Guide, "Using IAM
+    # with DynamoDB transactions"): TransactWriteItems is no IAM action of its own.
+    calls = {"put_item" if call == "transact_write_items" else call for call in calls}
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
     index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', source).group(1)
     ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)

@@ -14,11 +14,12 @@ use futures_util::FutureExt as _;
 use tokio::sync::{Mutex, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::cursor::{Cursor, Sequenced};
 use super::registry::Registry;
 use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
 use crate::health::Health;
 use crate::owner::Owner;
-use crate::tasks::{self, Applied, SharedStored, StoreError, TaskStore};
+use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use a2a_core::error::{Error, Refusal};
 use a2a_core::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
 
@@ -36,8 +37,9 @@ pub(crate) enum Settled {
     Failed(Error),
 }
 
-/// What subscribers receive: an event, or the error that ends the stream.
-pub(crate) type Update = Result<StreamEvent, Error>;
+/// What subscribers receive: an event and its place in the task's history, or the error
+/// that ends the stream.
+pub(crate) type Update = Result<Sequenced, Error>;
 
 /// A task whose agent is running.
 pub(crate) struct LiveTask {
@@ -59,6 +61,9 @@ pub(crate) enum Started {
     Task {
         live: Arc<LiveTask>,
         initial: Arc<Task>,
+        /// The version of the opening write (the initial task is as it stood before that
+        /// write's events when the caller asked to keep it, or when there were none).
+        opened_at: u64,
         settled: watch::Receiver<Settled>,
     },
     /// The agent failed before saying anything.
@@ -475,15 +480,29 @@ async fn begin(
         // The opening write is not retried (a conflict refuses the message), so the
         // events need no keeping: their update events are made only for followers.
         // A continued task may gain a follower before this runner is registered (its
-        // subscription reads the state it continues), so its events are always made.
-        let followed = expected.is_some() || deps.registry.is_followed(task_id);
+        // subscription reads the state it continues), so its events are always made, as
+        // for a store other instances read (one of theirs may follow the task).
+        let followed =
+            expected.is_some() || deps.store.is_shared() || deps.registry.is_followed(task_id);
         let initial = keep_opening.then(|| Arc::new(opened.clone()));
         let mut task = opened;
         let applied = apply_all(&mut task, events, request_id, followed);
         let task = Arc::new(task);
         (initial.unwrap_or_else(|| Arc::clone(&task)), task, applied)
     };
-    let version = match deps.store.put_shared(&task, &owner, expected).await {
+    // The events go to the task's log, except for a new task that is over at once: nobody
+    // elsewhere can know its id yet, and a stream resumed from its start is given the
+    // finished task.
+    let logged =
+        !applied.changes.is_empty() && (expected.is_some() || !task.status.state.is_terminal());
+    let written = if logged {
+        deps.store
+            .put_logged(&task, &owner, expected, &applied.changes)
+            .await
+    } else {
+        deps.store.put_shared(&task, &owner, expected).await
+    };
+    let version = match written {
         Ok(version) => version,
         Err(error) => {
             tracing::error!(task_id, %error, "storing the task failed");
@@ -532,13 +551,14 @@ async fn begin(
         let _ = report.send(Started::Task {
             live: Arc::clone(&live),
             initial,
+            opened_at: version,
             settled: settled_receiver,
         });
     }
     // Subscribers followed the task before it started: they get its opening snapshot
     // (from the report), then these events.
     let changed = applied.count > 0;
-    publish(deps, &live, &task, applied);
+    publish(deps, &live, &task, applied, Position::Numbered(version));
     Some(Opened {
         live,
         registered: register,
@@ -550,7 +570,7 @@ async fn begin(
 #[derive(Default)]
 struct Applying {
     /// The update events, when someone follows the task.
-    changes: Vec<Applied>,
+    changes: Vec<StreamEvent>,
     /// How many events changed the task.
     count: usize,
     /// Some change reached a state that ends a send's stream (terminal or interrupted).
@@ -572,7 +592,12 @@ fn apply_all(
     };
     for event in events {
         let outcome = if followed {
-            tasks::apply(task, event).map(|applied| applying.changes.push(applied))
+            tasks::apply(task, event).map(|applied| {
+                applying.changes.push(match applied {
+                    tasks::Applied::Status(status) => StreamEvent::StatusUpdate(status),
+                    tasks::Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+                });
+            })
         } else {
             tasks::apply_quietly(task, event)
         };
@@ -617,13 +642,19 @@ async fn deliver(
         let next = Arc::new(next);
         match deps
             .store
-            .put_shared(&next, &stored.owner, Some(stored.version))
+            .put_logged(&next, &stored.owner, Some(stored.version), &applied.changes)
             .await
         {
             Ok(version) => {
                 stored.task = next;
                 stored.version = version;
-                publish(deps, live, &stored.task, applied);
+                publish(
+                    deps,
+                    live,
+                    &stored.task,
+                    applied,
+                    Position::Numbered(version),
+                );
                 return true;
             }
             Err(StoreError::Conflict(_)) => match deps.store.get_shared(&next.id).await {
@@ -633,23 +664,25 @@ async fn deliver(
                     if ended_elsewhere {
                         tracing::info!(request_id, task_id = next.id, "the task ended elsewhere");
                         live.cancel.cancel();
-                        let status = Applied::Status(a2a_core::model::TaskStatusUpdateEvent {
-                            task_id: stored.task.id.clone(),
-                            context_id: stored.task.context_id.clone(),
-                            status: stored.task.status.clone(),
-                            is_final: true,
-                            metadata: None,
-                        });
+                        let status =
+                            StreamEvent::StatusUpdate(a2a_core::model::TaskStatusUpdateEvent {
+                                task_id: stored.task.id.clone(),
+                                context_id: stored.task.context_id.clone(),
+                                status: stored.task.status.clone(),
+                                is_final: true,
+                                metadata: None,
+                            });
                         let adopted = Applying {
                             changes: vec![status],
                             count: 1,
                             ended: true,
                         };
-                        publish(deps, live, &stored.task, adopted);
+                        let at = Position::Whole(stored.version);
+                        publish(deps, live, &stored.task, adopted, at);
                         return true;
                     }
                     // Apply the same events to the fresh task.
-                    events = applied.changes.into_iter().map(unapplied).collect();
+                    events = applied.changes.into_iter().filter_map(unapplied).collect();
                 }
                 Ok(None) | Err(_) => break,
             },
@@ -657,7 +690,7 @@ async fn deliver(
                 // The store is down: the clients connected here still see the change.
                 tracing::error!(request_id, task_id = next.id, %error, "storing a task failed");
                 stored.task = next;
-                publish(deps, live, &stored.task, applied);
+                publish(deps, live, &stored.task, applied, Position::Unstored);
                 return true;
             }
         }
@@ -672,33 +705,50 @@ async fn deliver(
 
 /// The event an applied change came from (to apply it again after a conflict, without
 /// keeping a copy of every event for the rare case).
-fn unapplied(applied: Applied) -> AgentEvent {
+fn unapplied(applied: StreamEvent) -> Option<AgentEvent> {
     match applied {
-        Applied::Status(update) => AgentEvent::Status {
+        StreamEvent::StatusUpdate(update) => Some(AgentEvent::Status {
             state: update.status.state,
             message: update.status.message,
-        },
-        Applied::Artifact(update) => AgentEvent::Artifact {
+        }),
+        StreamEvent::ArtifactUpdate(update) => Some(AgentEvent::Artifact {
             artifact: update.artifact,
             append: update.append,
             last_chunk: update.last_chunk,
-        },
+        }),
+        // Applying makes only updates.
+        StreamEvent::Task(_) | StreamEvent::Message(_) => None,
     }
+}
+
+/// Where the events a write applied stand in the task's history.
+#[derive(Debug, Clone, Copy)]
+enum Position {
+    /// The write made this version: its events are numbered from 1.
+    Numbered(u64),
+    /// The event sums up everything up to this version (a task another writer ended).
+    Whole(u64),
+    /// The write failed: the events were not stored.
+    Unstored,
 }
 
 /// Broadcasts applied changes, in order, and settles the task when one ended it; `task`
 /// is the task after all of them.
-fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying) {
+fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying, at: Position) {
     // After a terminal state nothing applies: when the task ended, the last change did it.
     let terminal = task.status.state.is_terminal();
     let count = applied.changes.len();
-    for (index, change) in applied.changes.into_iter().enumerate() {
-        let event = match change {
-            Applied::Status(status) => StreamEvent::StatusUpdate(status),
-            Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+    for (index, event) in applied.changes.into_iter().enumerate() {
+        let at = match at {
+            Position::Numbered(version) => Some(Cursor::at(version, index + 1)),
+            Position::Whole(version) => Some(Cursor::after(version)),
+            Position::Unstored => None,
         };
-        deps.registry
-            .publish(&task.id, Ok(event), terminal && index + 1 == count);
+        deps.registry.publish(
+            &task.id,
+            Ok(Sequenced { event, at }),
+            terminal && index + 1 == count,
+        );
     }
     if applied.ended {
         live.settled.send_if_modified(|settled| {

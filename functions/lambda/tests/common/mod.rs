@@ -9,8 +9,11 @@ use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
 use a2a_server::agents::BuiltIn;
 use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_server::owner::Owner;
 use a2a_server::tasks::TaskStore;
 use serde_json::{Value, json};
+
+pub mod moto;
 
 /// An engine for a built-in agent on `store`, as the function builds one by default
 /// (buffered, no auth, the placeholder URL).
@@ -203,9 +206,20 @@ pub fn unauthorized_body() -> Value {
 /// Sends `request` to `engine` (with `A2A-Version: version` when given) and returns the
 /// JSON body of its HTTP 200 answer (the DynamoDB store tests' one exchange).
 pub async fn rpc(engine: &Engine, version: Option<&str>, request: Value) -> Value {
+    rpc_as(engine, version, &Owner::anonymous(), request).await
+}
+
+/// [`rpc`] from a caller the host identified as `owner`.
+pub async fn rpc_as(
+    engine: &Engine,
+    version: Option<&str>,
+    owner: &Owner,
+    request: Value,
+) -> Value {
     let call = CallContext {
         version_header: version.map(str::to_owned),
         request_id: "test".to_owned(),
+        owner: owner.clone(),
         ..CallContext::default()
     };
     match engine.handle(request.to_string().as_bytes(), &call).await {

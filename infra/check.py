@@ -77,6 +77,9 @@ def store_facts():
     submodules = sorted((ROOT / "functions/lambda/src/dynamo").glob("*.rs"))
     every_source = source + "".join(path.read_text() for path in submodules)
     calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", every_source))
+    # A transaction's Put is authorized as PutItem (DynamoDB Developer Guide, "Using IAM
+    # with DynamoDB transactions"): TransactWriteItems is no IAM action of its own.
+    calls = {"put_item" if call == "transact_write_items" else call for call in calls}
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
     index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', source).group(1)
     ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)

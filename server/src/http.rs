@@ -37,6 +37,8 @@ pub use a2a_core::card::CARD_PATH;
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// Default request body limit: AgentCore's 100 MB payload limit.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 100 * 1024 * 1024;
+/// The SSE header a client resumes a subscription with (the id of the last event it got).
+pub const LAST_EVENT_ID_HEADER: &str = "last-event-id";
 /// How long clients may cache the card.
 const CARD_MAX_AGE_SECONDS: u32 = 300;
 
@@ -164,6 +166,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
                 query: parts.uri.query().map(str::to_owned),
                 session_id: text(SESSION_HEADER),
                 request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
+                last_event_id: text(LAST_EVENT_ID_HEADER),
                 // Put there by the host, from what its platform vouches for.
                 owner: parts
                     .extensions
@@ -236,8 +239,17 @@ fn reply(reply: Reply) -> Response {
         Reply::Json { status, body } => json_response(status, body),
         Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
         Reply::Stream(events) => {
-            let events = events.map(|json| {
-                Ok::<Event, Infallible>(Event::default().data(String::from_utf8_lossy(&json)))
+            let events = events.map(|item| {
+                let event = Event::default().data(String::from_utf8_lossy(&item.json));
+                // `Event::id` refuses (panics on) a line break or NUL: such an id is left out.
+                let id = item
+                    .id
+                    .as_deref()
+                    .filter(|id| !id.contains(['\n', '\r', '\0']));
+                Ok::<Event, Infallible>(match id {
+                    Some(id) => event.id(id),
+                    None => event,
+                })
             });
             Sse::new(events)
                 .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))

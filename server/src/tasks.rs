@@ -12,8 +12,8 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::agent::AgentEvent;
 use crate::owner::Owner;
 use a2a_core::model::{
-    Artifact, ListTasksParams, ListTasksResult, Task, TaskArtifactUpdateEvent, TaskState,
-    TaskStatus, TaskStatusUpdateEvent,
+    Artifact, ListTasksParams, ListTasksResult, StreamEvent, Task, TaskArtifactUpdateEvent,
+    TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 
 /// Default and largest page of `ListTasks` (the v1.0 specification's numbers).
@@ -69,6 +69,26 @@ impl From<Stored> for SharedStored {
     }
 }
 
+/// The events one write applied to a task, as the task's event log keeps them: what a
+/// follower on another instance, or a client resuming a cut stream, reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logged {
+    /// The task's version that write made.
+    pub version: u64,
+    /// The write's status and artifact updates, in order.
+    pub events: Vec<StreamEvent>,
+}
+
+/// A task as stored, and what its event log holds after a given version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Since {
+    /// The task now.
+    pub stored: SharedStored,
+    /// The logged writes after the version asked for, oldest first; `None` when the log
+    /// cannot tell (it does not reach back that far, or the store keeps none).
+    pub logged: Option<Vec<Logged>>,
+}
+
 /// Where tasks live between requests.
 ///
 /// Writes are conditional, so two writers (two Lambda instances, a runner and a cancel)
@@ -81,7 +101,7 @@ impl From<Stored> for SharedStored {
 ///
 /// A store shared by several processes gives the tasks at work a [`Lease`], so that the
 /// task of a process that died is failed rather than left working forever: it answers
-/// [`TaskStore::lease_terms`] and keeps the lease [`TaskStore::put_leased`] and
+/// [`TaskStore::lease_terms`] and keeps the lease [`TaskStore::put_logged`] and
 /// [`TaskStore::renew_lease`] write. The defaults are those of a store without leases.
 #[async_trait::async_trait]
 pub trait TaskStore: Send + Sync + 'static {
@@ -125,16 +145,19 @@ pub trait TaskStore: Send + Sync + 'static {
         None
     }
 
-    /// [`TaskStore::put_shared`] with the lease of a task at work (`None`: the task carries
-    /// none from now on). The default ignores the lease.
-    async fn put_leased(
+    /// A runner's write: [`TaskStore::put_shared`], keeping `events` (what this write
+    /// applied, in order) in the task's event log in the same atomic write, and with the
+    /// `lease` of a task at work (`None`: the task carries none from now on). The default
+    /// keeps no log and no lease.
+    async fn put_logged(
         &self,
         task: &Arc<Task>,
         owner: &Owner,
         expected: Option<u64>,
+        events: &[StreamEvent],
         lease: Option<&Lease>,
     ) -> Result<u64, StoreError> {
-        let _ = lease;
+        let _ = (events, lease);
         self.put_shared(task, owner, expected).await
     }
 
@@ -155,6 +178,23 @@ pub trait TaskStore: Send + Sync + 'static {
             lease: None,
         }))
     }
+
+    /// The task with this id and the writes its log holds after `version`. The default
+    /// reads the task and knows no log.
+    async fn since(&self, id: &str, version: u64) -> Result<Option<Since>, StoreError> {
+        let _ = version;
+        Ok(self.get_shared(id).await?.map(|stored| Since {
+            stored,
+            logged: None,
+        }))
+    }
+
+    /// Whether other processes write this store's tasks too (a table every instance of a
+    /// function shares): a task may then run elsewhere, and following it means reading
+    /// its log here. `false` unless a store says so.
+    fn is_shared(&self) -> bool {
+        false
+    }
 }
 
 /// A stored task with its lease: what [`TaskStore::get_leased`] answers.
@@ -165,6 +205,11 @@ pub struct Leased {
     /// The lease of its runner, when it carries one.
     pub lease: Option<Lease>,
 }
+
+/// How many logged writes [`InMemoryTaskStore`] keeps per task (each up to a batch of an
+/// agent's events): a client resuming a stream cut further back gets the task as it
+/// stands instead.
+pub const IN_MEMORY_LOG_WRITES: usize = 64;
 
 /// How many tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest finished
 /// ones.
@@ -184,6 +229,9 @@ pub struct InMemoryTaskStore {
 #[derive(Debug, Default)]
 struct Tasks {
     by_id: HashMap<Arc<str>, SharedStored>,
+    /// The logged writes of the tasks that have any, the newest last, and the version
+    /// before which the log may miss some.
+    logs: HashMap<Arc<str>, TaskLog>,
     /// Ids in the order they were first saved (sharing the map's keys).
     order: std::collections::VecDeque<Arc<str>>,
 }
@@ -224,6 +272,14 @@ impl InMemoryTaskStore {
     }
 }
 
+#[derive(Debug, Default)]
+struct TaskLog {
+    writes: std::collections::VecDeque<Logged>,
+    /// Writes before this version may be missing (dropped to keep the log bounded, or
+    /// made before the log started).
+    complete_from: u64,
+}
+
 impl Tasks {
     /// Forgets the oldest terminal tasks until at most `capacity` remain (or none can go).
     fn evict(&mut self, capacity: usize) {
@@ -237,6 +293,7 @@ impl Tasks {
             if terminal {
                 if let Some(id) = self.order.remove(index) {
                     self.by_id.remove(&*id);
+                    self.logs.remove(&*id);
                 }
                 excess -= 1;
             } else {
@@ -301,6 +358,60 @@ impl TaskStore for InMemoryTaskStore {
             }
             _ => Err(StoreError::Conflict(task.id.clone())),
         }
+    }
+
+    async fn put_logged(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+        events: &[StreamEvent],
+        _: Option<&Lease>,
+    ) -> Result<u64, StoreError> {
+        // A task in memory dies with its process: it needs no lease.
+        let version = self.put_shared(task, owner, expected).await?;
+        if !events.is_empty() {
+            let mut tasks = self.write();
+            if tasks.by_id.contains_key(task.id.as_str()) {
+                let log = tasks
+                    .logs
+                    .entry(Arc::from(task.id.as_str()))
+                    .or_insert_with(|| TaskLog {
+                        writes: std::collections::VecDeque::new(),
+                        complete_from: version,
+                    });
+                if log.writes.len() == IN_MEMORY_LOG_WRITES
+                    && let Some(dropped) = log.writes.pop_front()
+                {
+                    log.complete_from = dropped.version + 1;
+                }
+                log.writes.push_back(Logged {
+                    version,
+                    events: events.to_vec(),
+                });
+            }
+        }
+        Ok(version)
+    }
+
+    async fn since(&self, id: &str, version: u64) -> Result<Option<Since>, StoreError> {
+        let tasks = self.read();
+        let Some(stored) = tasks.by_id.get(id).cloned() else {
+            return Ok(None);
+        };
+        let logged = match tasks.logs.get(id) {
+            // No write was logged: there is nothing to miss only if none came after.
+            None => (stored.version <= version).then(Vec::new),
+            Some(log) if version + 1 >= log.complete_from => Some(
+                log.writes
+                    .iter()
+                    .filter(|write| write.version > version)
+                    .cloned()
+                    .collect(),
+            ),
+            Some(_) => None,
+        };
+        Ok(Some(Since { stored, logged }))
     }
 
     async fn list(

@@ -72,7 +72,7 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
     else {
         panic!("a stream answers SSE");
     };
-    let next = |item: Option<Vec<u8>>| -> Value {
+    let next = |item: Option<a2a_server::engine::StreamItem>| -> Value {
         serde_json::from_slice::<Value>(&item.expect("another event")).unwrap()["result"].clone()
     };
     let first = next(stream.next().await);

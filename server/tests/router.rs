@@ -56,7 +56,7 @@ impl Answer {
     fn events(&self) -> Vec<Value> {
         self.body
             .split("\n\n")
-            .filter_map(|frame| frame.strip_prefix("data: "))
+            .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
             .map(|data| serde_json::from_str(data).expect("event is JSON"))
             .collect()
     }

@@ -487,7 +487,7 @@ impl Streamed {
         let complete = body.rfind("\n\n").map_or("", |end| &body[..end]);
         complete
             .split("\n\n")
-            .filter_map(|frame| frame.strip_prefix("data: "))
+            .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
             .map(|data| serde_json::from_str(data).expect("each event is JSON"))
             .collect()
     }

@@ -22,6 +22,21 @@
 //! Items written before tasks had owners have no `owner`: they are read as anonymous
 //! callers' tasks (by id), and are in no owner's listing.
 //!
+//! # The event log
+//!
+//! Every write of a task that applies events (status and artifact updates) also puts one
+//! log item, in the same `TransactWriteItems`: `id` is `{taskId}#log#{version}` (the
+//! version the write made), `events` the write's events as a JSON array of A2A v1.0
+//! `StreamResponse`s, `expiresAt` the task's. A subscription on an instance where the task
+//! does not run follows it by reading the task's item and, when its version moved, the
+//! log items of the versions since ([`TaskStore::since`]): every event in order, on any
+//! instance, and a client that resumes a cut stream (`Last-Event-ID`) gets the events it
+//! missed. Log items have no `owner` and no `statusTimestamp`, so they are in no index, and
+//! `GetTask` never answers one. A new task that is over at its first write (an agent that
+//! answers at once) is written with a plain `PutItem` and no log: nobody can follow it yet.
+//! A transaction's puts need only `dynamodb:PutItem` (DynamoDB Developer Guide, "Using IAM
+//! with DynamoDB transactions"); each costs twice the write capacity of a plain put.
+//!
 //! # Writes
 //!
 //! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
@@ -67,11 +82,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task, TaskState};
+use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task, TaskState};
 use a2a_core::wire::v1_0;
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{
-    self, Lease, LeaseTerms, Leased, SharedStored, StoreError, Stored, TaskStore, page_token,
+    self, Lease, LeaseTerms, Leased, Logged, SharedStored, Since, StoreError, Stored, TaskStore,
+    page_token,
 };
 use aws_config::ecs::EcsCredentialsProvider;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
@@ -83,7 +99,7 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::error::DisplayErrorContext;
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem};
 use time::OffsetDateTime;
 
 /// The global secondary index `ListTasks` queries: partition key `owner`, sort key
@@ -124,9 +140,19 @@ mod attr {
     pub const EXPIRES_AT: &str = "expiresAt";
     pub const LEASE_HOLDER: &str = "leaseHolder";
     pub const LEASE_EXPIRES_AT: &str = "leaseExpiresAt";
+    pub const EVENTS: &str = "events";
 }
 
 mod lease;
+
+/// The id of the log item of a task's write.
+fn log_id(task_id: &str, version: u64) -> String {
+    format!("{task_id}#log#{version}")
+}
+
+/// Most versions a follower reads the log of at once (`BatchGetItem` takes 100 keys); one
+/// further behind gets the task as it stands.
+const LOG_READ: u64 = 100;
 
 /// `statusTimestamp` of a task without a status timestamp: the index needs a value, and
 /// this one sorts before every real timestamp (so such tasks are listed last, as in memory).
@@ -437,6 +463,62 @@ impl DynamoTaskStore {
         )))
     }
 
+    /// The log items of `id`'s writes after `after` up to `to`, oldest first (a write that
+    /// logged nothing has none).
+    async fn logged(&self, id: &str, after: u64, to: u64) -> Result<Vec<Logged>, StoreError> {
+        let keys: Vec<_> = (after + 1..=to)
+            .map(|version| {
+                HashMap::from([(attr::ID.to_owned(), AttributeValue::S(log_id(id, version)))])
+            })
+            .collect();
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pending = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .projection_expression("#id, #events")
+            .expression_attribute_names("#id", attr::ID)
+            .expression_attribute_names("#events", attr::EVENTS)
+            .build()
+            .map_err(|error| StoreError::Backend(format!("BatchGetItem request: {error}")))?;
+        let mut found = Vec::new();
+        for round in 0..BATCH_ROUNDS {
+            if round > 0 {
+                tokio::time::sleep(Duration::from_millis(25 << round)).await;
+            }
+            let output = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, pending)
+                .send()
+                .await
+                .map_err(|error| self.backend("BatchGetItem", &error))?;
+            for item in output
+                .responses
+                .and_then(|mut responses| responses.remove(&self.table))
+                .unwrap_or_default()
+            {
+                found.push(decode_log(id, &item)?);
+            }
+            match output
+                .unprocessed_keys
+                .and_then(|mut unprocessed| unprocessed.remove(&self.table))
+            {
+                Some(rest) if !rest.keys.is_empty() => pending = rest,
+                _ => {
+                    found.sort_by_key(|logged| logged.version);
+                    return Ok(found);
+                }
+            }
+        }
+        Err(StoreError::Backend(format!(
+            "BatchGetItem on table {}: log keys still unprocessed after {BATCH_ROUNDS} rounds \
+             (the table is throttled)",
+            self.table
+        )))
+    }
+
     fn backend<E, R>(
         &self,
         operation: &str,
@@ -469,6 +551,10 @@ impl DynamoTaskStore {
         let Some(item) = output.item else {
             return Ok(None);
         };
+        // A log item is not a task.
+        if !item.contains_key(attr::TASK) && item.contains_key(attr::EVENTS) {
+            return Ok(None);
+        }
         // Time to live deletes expired items within days, not at once: an expired task
         // is gone already.
         if expires_at(&item).is_some_and(|at| at <= unix_now()) {
@@ -558,16 +644,6 @@ impl TaskStore for DynamoTaskStore {
         Some(self.lease)
     }
 
-    async fn put_leased(
-        &self,
-        task: &Arc<Task>,
-        owner: &Owner,
-        expected: Option<u64>,
-        lease: Option<&Lease>,
-    ) -> Result<u64, StoreError> {
-        self.write(task, owner, expected, lease).await
-    }
-
     async fn renew_lease(&self, id: &str, expected: u64, lease: &Lease) -> Result<u64, StoreError> {
         self.renew(id, expected, lease).await
     }
@@ -577,6 +653,98 @@ impl TaskStore for DynamoTaskStore {
             stored: SharedStored::from(stored),
             lease,
         }))
+    }
+
+    async fn put_logged(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+        events: &[StreamEvent],
+        lease: Option<&Lease>,
+    ) -> Result<u64, StoreError> {
+        if events.is_empty() {
+            return self.write(task, owner, expected, lease).await;
+        }
+        let version = expected.map_or(1, |version| version.saturating_add(1));
+        let mut item = self.item(task, owner, version)?;
+        if let Some(lease) = lease {
+            lease::insert(&mut item, lease);
+        }
+        let wire: Vec<_> = events.iter().map(v1_0::stream_event).collect();
+        let body = serde_json::to_string(&wire).map_err(|error| {
+            StoreError::Backend(format!(
+                "the events of task {} cannot be written as JSON: {error}",
+                task.id
+            ))
+        })?;
+        let expires_at = item
+            .get(attr::EXPIRES_AT)
+            .cloned()
+            .unwrap_or_else(|| AttributeValue::N("0".to_owned()));
+        let task_put = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .expression_attribute_names("#id", attr::ID);
+        let task_put = match expected {
+            None => task_put.condition_expression("attribute_not_exists(#id)"),
+            Some(expected) => task_put
+                .condition_expression("attribute_exists(#id) AND #version = :expected")
+                .expression_attribute_names("#version", attr::VERSION)
+                .expression_attribute_values(":expected", AttributeValue::N(expected.to_string())),
+        };
+        let log_put = Put::builder()
+            .table_name(&self.table)
+            .item(attr::ID, AttributeValue::S(log_id(&task.id, version)))
+            .item(attr::EVENTS, AttributeValue::S(body))
+            .item(attr::EXPIRES_AT, expires_at);
+        let request = |put: aws_sdk_dynamodb::types::builders::PutBuilder| {
+            put.build()
+                .map(|put| TransactWriteItem::builder().put(put).build())
+                .map_err(|error| {
+                    StoreError::Backend(format!("TransactWriteItems request: {error}"))
+                })
+        };
+        let outcome = self
+            .client
+            .transact_write_items()
+            .transact_items(request(task_put)?)
+            .transact_items(request(log_put)?)
+            .send()
+            .await;
+        match outcome {
+            Ok(_) => Ok(version),
+            Err(error)
+                if error.as_service_error().is_some_and(|service| {
+                    service.is_transaction_canceled_exception() && conditional_check_failed(service)
+                }) =>
+            {
+                Err(StoreError::Conflict(task.id.clone()))
+            }
+            Err(error) => Err(self.backend("TransactWriteItems", &error)),
+        }
+    }
+
+    async fn since(&self, id: &str, version: u64) -> Result<Option<Since>, StoreError> {
+        let Some(stored) = self.get(id).await? else {
+            return Ok(None);
+        };
+        let now = stored.version;
+        let logged = if now <= version {
+            Some(Vec::new())
+        } else if now - version > LOG_READ {
+            None
+        } else {
+            Some(self.logged(id, version, now).await?)
+        };
+        Ok(Some(Since {
+            stored: stored.into(),
+            logged,
+        }))
+    }
+
+    fn is_shared(&self) -> bool {
+        true
     }
 
     async fn list(
@@ -647,6 +815,46 @@ impl Entry {
             expires_at: expires_at(item),
         })
     }
+}
+
+/// Whether a cancelled transaction failed on a condition (a write that lost a race).
+fn conditional_check_failed(
+    error: &aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
+) -> bool {
+    match error {
+        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
+            canceled,
+        ) => canceled
+            .cancellation_reasons()
+            .iter()
+            .any(|reason| reason.code() == Some("ConditionalCheckFailed")),
+        _ => false,
+    }
+}
+
+/// The write a log item holds.
+fn decode_log(task_id: &str, item: &HashMap<String, AttributeValue>) -> Result<Logged, StoreError> {
+    let id = item
+        .get(attr::ID)
+        .and_then(|value| value.as_s().ok())
+        .map_or("", String::as_str);
+    let version = id
+        .rsplit_once("#log#")
+        .and_then(|(_, version)| version.parse().ok())
+        .ok_or_else(|| {
+            StoreError::Backend(format!("log item {id:?} of task {task_id} has no version"))
+        })?;
+    let body = item
+        .get(attr::EVENTS)
+        .and_then(|value| value.as_s().ok())
+        .ok_or_else(|| StoreError::Backend(format!("log item {id:?} has no events")))?;
+    let events: Vec<v1_0::StreamResponse> = serde_json::from_str(body).map_err(|error| {
+        StoreError::Backend(format!("log item {id:?} holds no A2A v1.0 events: {error}"))
+    })?;
+    Ok(Logged {
+        version,
+        events: events.into_iter().map(Into::into).collect(),
+    })
 }
 
 /// The `owner` attribute of `owner`'s tasks.

@@ -124,9 +124,9 @@ async fn a_live_runner_keeps_its_task_past_the_lease_with_a_renewal_a_second() {
          B made {} reads and no write",
         b_calls.take().len()
     );
-    // The opening write (the task working) carries the lease; then one renewal a third of
-    // the lease (a second here), never more.
-    assert_eq!(a_made[0], "PutItem", "{a_made:?}");
+    // The opening write (the task working, with its event logged: one transaction) carries
+    // the lease; then one renewal a third of the lease (a second here), never more.
+    assert_eq!(a_made[0], "TransactWriteItems", "{a_made:?}");
     assert!(
         (4..=6).contains(&renewals),
         "{renewals} renewals in {quiet:?}: {a_made:?}"
@@ -182,7 +182,13 @@ async fn a_task_whose_lease_expired_is_answered_failed_and_written_once() {
     let store = DynamoTaskStore::with_client(client(&settings), &settings);
     let task = Arc::new(working("t-abandoned"));
     store
-        .put_leased(&task, &Owner::anonymous(), None, Some(&expired_lease()))
+        .put_logged(
+            &task,
+            &Owner::anonymous(),
+            None,
+            &[],
+            Some(&expired_lease()),
+        )
         .await
         .unwrap();
 
@@ -191,7 +197,12 @@ async fn a_task_whose_lease_expired_is_answered_failed_and_written_once() {
     assert_eq!(status["state"], "failed", "{answer}");
     assert_eq!(status["message"]["role"], "agent");
     assert_eq!(status["message"]["parts"][0]["text"], HOST_STOPPED);
-    assert_eq!(calls.take(), ["GetItem", "PutItem"], "failed by one write");
+    // One write: the failed task and its status in the log, in one transaction.
+    assert_eq!(
+        calls.take(),
+        ["GetItem", "TransactWriteItems"],
+        "failed by one write"
+    );
 
     // Written: later reads (this instance's or any other's) read it failed, and write no more.
     let answer = rpc(&b, None, get("t-abandoned")).await;
@@ -209,10 +220,11 @@ async fn a_task_whose_lease_expired_is_answered_failed_and_written_once() {
     // Another owner's read neither sees it nor writes it.
     let other = Arc::new(working("t-someone-elses"));
     store
-        .put_leased(
+        .put_logged(
             &other,
             &Owner::from_key("iam:someone"),
             None,
+            &[],
             Some(&expired_lease()),
         )
         .await
@@ -242,7 +254,13 @@ async fn a_task_waiting_for_input_is_never_failed_and_a_renewal_beats_a_stale_fa
     // A renewal is a write: a failure written on what was read before it loses.
     let task = Arc::new(working("t-renewed"));
     let first = store
-        .put_leased(&task, &Owner::anonymous(), None, Some(&expired_lease()))
+        .put_logged(
+            &task,
+            &Owner::anonymous(),
+            None,
+            &[],
+            Some(&expired_lease()),
+        )
         .await
         .unwrap();
     let fresh = Lease::from_now(&Arc::from("a-live-instance"), LEASE);

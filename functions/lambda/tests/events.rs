@@ -634,7 +634,7 @@ async fn streaming_card_streams_and_message_stream_answers_sse() {
     let events: Vec<Value> = answer
         .body
         .split("\n\n")
-        .filter_map(|frame| frame.strip_prefix("data: "))
+        .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
         .map(|data| serde_json::from_str(data).unwrap())
         .collect();
     let kinds: Vec<&str> = events

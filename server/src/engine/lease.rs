@@ -15,7 +15,7 @@ use super::live::{self, LiveTask, RunnerDeps};
 use crate::agent::AgentEvent;
 use crate::owner::Owner;
 use crate::tasks::{self, Lease, LeaseTerms, Leased, SharedStored, StoreError};
-use a2a_core::model::{Message, Role, Task, TaskState};
+use a2a_core::model::{Message, Role, StreamEvent, Task, TaskState};
 
 /// The status message of a task failed because its runner's lease expired.
 pub(crate) const HOST_STOPPED: &str = "The agent's host stopped before the task finished.";
@@ -41,27 +41,27 @@ impl Leasing {
     }
 }
 
-/// Writes `task` as [`TaskStore::put_leased`](crate::tasks::TaskStore::put_leased) does,
-/// with the lease it carries now (none without [`Leasing`]); the new version, and when the
+/// Writes `task` as [`TaskStore::put_logged`](crate::tasks::TaskStore::put_logged) does,
+/// with `events` for its log and the lease it carries now (none without [`Leasing`]); the new version, and when the
 /// lease was written (`None`: the task carries none).
 pub(crate) async fn put(
     deps: &RunnerDeps,
     task: &Arc<Task>,
     owner: &Owner,
     expected: Option<u64>,
+    events: &[StreamEvent],
 ) -> Result<(u64, Option<Instant>), StoreError> {
     let lease = deps
         .leasing
         .as_ref()
         .and_then(|leasing| leasing.lease_for(task));
     let written = lease.as_ref().map(|_| Instant::now());
-    let version = match &lease {
-        None => deps.store.put_shared(task, owner, expected).await?,
-        Some(lease) => {
-            deps.store
-                .put_leased(task, owner, expected, Some(lease))
-                .await?
-        }
+    let version = if lease.is_none() && events.is_empty() {
+        deps.store.put_shared(task, owner, expected).await?
+    } else {
+        deps.store
+            .put_logged(task, owner, expected, events, lease.as_ref())
+            .await?
     };
     Ok((version, written))
 }
@@ -176,9 +176,11 @@ pub(crate) async fn load(
             return Ok(Some(stored));
         }
         let task = Arc::new(task);
+        // Logged, so that a subscriber on another instance sees the end.
+        let ended = [super::follow::final_status(&task, stored.version).event];
         match deps
             .store
-            .put_shared(&task, &stored.owner, Some(stored.version))
+            .put_logged(&task, &stored.owner, Some(stored.version), &ended, None)
             .await
         {
             Ok(version) => {

@@ -14,12 +14,13 @@ use futures_util::FutureExt as _;
 use tokio::sync::{Mutex, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::cursor::{Cursor, Sequenced};
 use super::lease::{self, Leasing};
 use super::registry::Registry;
 use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
 use crate::health::Health;
 use crate::owner::Owner;
-use crate::tasks::{self, Applied, SharedStored, StoreError, TaskStore};
+use crate::tasks::{self, SharedStored, StoreError, TaskStore};
 use a2a_core::error::{Error, Refusal};
 use a2a_core::model::{Message, Role, StreamEvent, Task, TaskState, TaskStatus};
 
@@ -37,8 +38,9 @@ pub(crate) enum Settled {
     Failed(Error),
 }
 
-/// What subscribers receive: an event, or the error that ends the stream.
-pub(crate) type Update = Result<StreamEvent, Error>;
+/// What subscribers receive: an event and its place in the task's history, or the error
+/// that ends the stream.
+pub(crate) type Update = Result<Sequenced, Error>;
 
 /// A task whose agent is running.
 pub(crate) struct LiveTask {
@@ -63,6 +65,9 @@ pub(crate) enum Started {
     Task {
         live: Arc<LiveTask>,
         initial: Arc<Task>,
+        /// The version of the opening write (the initial task is as it stood before that
+        /// write's events when the caller asked to keep it, or when there were none).
+        opened_at: u64,
         settled: watch::Receiver<Settled>,
     },
     /// The agent failed before saying anything.
@@ -496,15 +501,23 @@ async fn begin(
         // The opening write is not retried (a conflict refuses the message), so the
         // events need no keeping: their update events are made only for followers.
         // A continued task may gain a follower before this runner is registered (its
-        // subscription reads the state it continues), so its events are always made.
-        let followed = expected.is_some() || deps.registry.is_followed(task_id);
+        // subscription reads the state it continues), so its events are always made, as
+        // for a store other instances read (one of theirs may follow the task).
+        let followed =
+            expected.is_some() || deps.store.is_shared() || deps.registry.is_followed(task_id);
         let initial = keep_opening.then(|| Arc::new(opened.clone()));
         let mut task = opened;
         let applied = apply_all(&mut task, events, request_id, followed);
         let task = Arc::new(task);
         (initial.unwrap_or_else(|| Arc::clone(&task)), task, applied)
     };
-    let (version, lease_written) = match lease::put(deps, &task, &owner, expected).await {
+    // The events go to the task's log, except for a new task that is over at once: nobody
+    // elsewhere can know its id yet, and a stream resumed from its start is given the
+    // finished task.
+    let logged =
+        !applied.changes.is_empty() && (expected.is_some() || !task.status.state.is_terminal());
+    let log: &[StreamEvent] = if logged { &applied.changes } else { &[] };
+    let (version, lease_written) = match lease::put(deps, &task, &owner, expected, log).await {
         Ok(written) => written,
         Err(error) => {
             tracing::error!(task_id, %error, "storing the task failed");
@@ -554,13 +567,14 @@ async fn begin(
         let _ = report.send(Started::Task {
             live: Arc::clone(&live),
             initial,
+            opened_at: version,
             settled: settled_receiver,
         });
     }
     // Subscribers followed the task before it started: they get its opening snapshot
     // (from the report), then these events.
     let changed = applied.count > 0;
-    publish(deps, &live, &task, applied);
+    publish(deps, &live, &task, applied, Position::Numbered(version));
     Some(Opened {
         live,
         registered: register,
@@ -572,7 +586,7 @@ async fn begin(
 #[derive(Default)]
 struct Applying {
     /// The update events, when someone follows the task.
-    changes: Vec<Applied>,
+    changes: Vec<StreamEvent>,
     /// How many events changed the task.
     count: usize,
     /// Some change reached a state that ends a send's stream (terminal or interrupted).
@@ -594,7 +608,12 @@ fn apply_all(
     };
     for event in events {
         let outcome = if followed {
-            tasks::apply(task, event).map(|applied| applying.changes.push(applied))
+            tasks::apply(task, event).map(|applied| {
+                applying.changes.push(match applied {
+                    tasks::Applied::Status(status) => StreamEvent::StatusUpdate(status),
+                    tasks::Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+                });
+            })
         } else {
             tasks::apply_quietly(task, event)
         };
@@ -637,12 +656,26 @@ async fn deliver(
             return false;
         }
         let next = Arc::new(next);
-        match lease::put(deps, &next, &stored.owner, Some(stored.version)).await {
+        let written = lease::put(
+            deps,
+            &next,
+            &stored.owner,
+            Some(stored.version),
+            &applied.changes,
+        )
+        .await;
+        match written {
             Ok((version, lease_written)) => {
                 live.set_lease_written(lease_written);
                 stored.task = next;
                 stored.version = version;
-                publish(deps, live, &stored.task, applied);
+                publish(
+                    deps,
+                    live,
+                    &stored.task,
+                    applied,
+                    Position::Numbered(version),
+                );
                 return true;
             }
             Err(StoreError::Conflict(_)) => match deps.store.get_shared(&next.id).await {
@@ -655,7 +688,7 @@ async fn deliver(
                         return true;
                     }
                     // Apply the same events to the fresh task.
-                    events = applied.changes.into_iter().map(unapplied).collect();
+                    events = applied.changes.into_iter().filter_map(unapplied).collect();
                 }
                 Ok(None) | Err(_) => break,
             },
@@ -663,7 +696,7 @@ async fn deliver(
                 // The store is down: the clients connected here still see the change.
                 tracing::error!(request_id, task_id = next.id, %error, "storing a task failed");
                 stored.task = next;
-                publish(deps, live, &stored.task, applied);
+                publish(deps, live, &stored.task, applied, Position::Unstored);
                 return true;
             }
         }
@@ -691,7 +724,7 @@ pub(crate) fn adopt_ended(
         "the task ended elsewhere"
     );
     live.cancel.cancel();
-    let status = Applied::Status(a2a_core::model::TaskStatusUpdateEvent {
+    let status = StreamEvent::StatusUpdate(a2a_core::model::TaskStatusUpdateEvent {
         task_id: stored.task.id.clone(),
         context_id: stored.task.context_id.clone(),
         status: stored.task.status.clone(),
@@ -703,38 +736,61 @@ pub(crate) fn adopt_ended(
         count: 1,
         ended: true,
     };
-    publish(deps, live, &stored.task, adopted);
+    publish(
+        deps,
+        live,
+        &stored.task,
+        adopted,
+        Position::Whole(stored.version),
+    );
 }
 
 /// The event an applied change came from (to apply it again after a conflict, without
 /// keeping a copy of every event for the rare case).
-fn unapplied(applied: Applied) -> AgentEvent {
+fn unapplied(applied: StreamEvent) -> Option<AgentEvent> {
     match applied {
-        Applied::Status(update) => AgentEvent::Status {
+        StreamEvent::StatusUpdate(update) => Some(AgentEvent::Status {
             state: update.status.state,
             message: update.status.message,
-        },
-        Applied::Artifact(update) => AgentEvent::Artifact {
+        }),
+        StreamEvent::ArtifactUpdate(update) => Some(AgentEvent::Artifact {
             artifact: update.artifact,
             append: update.append,
             last_chunk: update.last_chunk,
-        },
+        }),
+        // Applying makes only updates.
+        StreamEvent::Task(_) | StreamEvent::Message(_) => None,
     }
+}
+
+/// Where the events a write applied stand in the task's history.
+#[derive(Debug, Clone, Copy)]
+enum Position {
+    /// The write made this version: its events are numbered from 1.
+    Numbered(u64),
+    /// The event sums up everything up to this version (a task another writer ended).
+    Whole(u64),
+    /// The write failed: the events were not stored.
+    Unstored,
 }
 
 /// Broadcasts applied changes, in order, and settles the task when one ended it; `task`
 /// is the task after all of them.
-fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying) {
+fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying, at: Position) {
     // After a terminal state nothing applies: when the task ended, the last change did it.
     let terminal = task.status.state.is_terminal();
     let count = applied.changes.len();
-    for (index, change) in applied.changes.into_iter().enumerate() {
-        let event = match change {
-            Applied::Status(status) => StreamEvent::StatusUpdate(status),
-            Applied::Artifact(artifact) => StreamEvent::ArtifactUpdate(artifact),
+    for (index, event) in applied.changes.into_iter().enumerate() {
+        let at = match at {
+            Position::Numbered(version) => Some(Cursor::at(version, index + 1)),
+            Position::Whole(version) => Some(Cursor::after(version)),
+            Position::Unstored => None,
         };
-        deps.registry
-            .publish(&task.id, Ok(event), terminal && index + 1 == count);
+        deps.registry.publish(
+            &task.id,
+            Ok(Sequenced { event, at }),
+            terminal && index + 1 == count,
+        );
     }
     if applied.ended {
         live.settled.send_if_modified(|settled| {

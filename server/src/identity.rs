@@ -52,8 +52,9 @@ impl std::str::FromStr for Identity {
 }
 
 impl Identity {
-    /// Puts the caller's [`Owner`] in the request's extensions (what the router reads), and
-    /// removes the user id header when it is not trusted.
+    /// Puts the caller's [`Owner`] in the request's extensions, where the router reads it
+    /// (none for an anonymous caller: the router's default), and removes the user id header
+    /// when it is not trusted.
     pub fn identify<B>(self, mut request: Request<B>) -> Request<B> {
         let owner = match self {
             Self::AgentCore => agentcore_owner(request.headers()),
@@ -62,7 +63,10 @@ impl Identity {
                 Owner::anonymous()
             }
         };
-        request.extensions_mut().insert(owner);
+        // The router reads a missing owner as anonymous: no extension to allocate then.
+        if !owner.is_anonymous() {
+            request.extensions_mut().insert(owner);
+        }
         request
     }
 }
@@ -170,10 +174,8 @@ mod tests {
             .insert(USER_ID_HEADER, HeaderValue::from_static("bob"));
         let request = Identity::None.identify(request);
         assert!(request.headers().get(USER_ID_HEADER).is_none());
-        assert_eq!(
-            request.extensions().get::<Owner>(),
-            Some(&Owner::anonymous())
-        );
+        // Anonymous: nothing in the extensions, which the router reads as anonymous.
+        assert_eq!(request.extensions().get::<Owner>(), None);
         let mut request = Request::new(());
         request
             .headers_mut()

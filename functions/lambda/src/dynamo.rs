@@ -405,81 +405,58 @@ impl DynamoTaskStore {
 
     /// The tasks with these ids, in this order (a task gone meanwhile is left out).
     async fn fetch(&self, ids: &[&str]) -> Result<Vec<Task>, StoreError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let keys = ids
-            .iter()
-            .map(|id| HashMap::from([(attr::ID.to_owned(), AttributeValue::S((*id).to_owned()))]))
-            .collect();
-        let mut pending = KeysAndAttributes::builder()
-            .set_keys(Some(keys))
-            .consistent_read(true)
-            .projection_expression("#id, #task")
-            .expression_attribute_names("#id", attr::ID)
-            .expression_attribute_names("#task", attr::TASK)
-            .build()
-            .map_err(|error| StoreError::Backend(format!("BatchGetItem request: {error}")))?;
+        let keys = ids.iter().map(|id| (*id).to_owned()).collect();
         let mut found: HashMap<String, Task> = HashMap::new();
-        for round in 0..BATCH_ROUNDS {
-            if round > 0 {
-                tokio::time::sleep(Duration::from_millis(25 << round)).await;
-            }
-            let output = self
-                .client
-                .batch_get_item()
-                .request_items(&self.table, pending)
-                .send()
-                .await
-                .map_err(|error| self.backend("BatchGetItem", &error))?;
-            let items = output
-                .responses
-                .and_then(|mut responses| responses.remove(&self.table))
-                .unwrap_or_default();
-            for item in &items {
-                match decode_task(item) {
-                    Ok(task) => {
-                        found.insert(task.id.clone(), task);
-                    }
-                    Err(error) => {
-                        tracing::warn!(table = self.table, %error, "a stored task was left out of a list");
-                    }
+        for item in self.batch_get(keys, attr::TASK).await? {
+            match decode_task(&item) {
+                Ok(task) => {
+                    found.insert(task.id.clone(), task);
                 }
-            }
-            match output
-                .unprocessed_keys
-                .and_then(|mut unprocessed| unprocessed.remove(&self.table))
-            {
-                Some(rest) if !rest.keys.is_empty() => pending = rest,
-                _ => {
-                    return Ok(ids.iter().filter_map(|id| found.remove(*id)).collect());
+                Err(error) => {
+                    tracing::warn!(table = self.table, %error, "a stored task was left out of a list");
                 }
             }
         }
-        Err(StoreError::Backend(format!(
-            "BatchGetItem on table {}: keys still unprocessed after {BATCH_ROUNDS} rounds \
-             (the table is throttled)",
-            self.table
-        )))
+        Ok(ids.iter().filter_map(|id| found.remove(*id)).collect())
     }
 
     /// The log items of `id`'s writes after `after` up to `to`, oldest first (a write that
     /// logged nothing has none).
     async fn logged(&self, id: &str, after: u64, to: u64) -> Result<Vec<Logged>, StoreError> {
-        let keys: Vec<_> = (after + 1..=to)
-            .map(|version| {
-                HashMap::from([(attr::ID.to_owned(), AttributeValue::S(log_id(id, version)))])
-            })
+        let keys = (after + 1..=to)
+            .map(|version| log_id(id, version))
             .collect();
-        if keys.is_empty() {
+        let mut found = self
+            .batch_get(keys, attr::EVENTS)
+            .await?
+            .iter()
+            .map(|item| decode_log(id, item))
+            .collect::<Result<Vec<_>, _>>()?;
+        found.sort_by_key(|logged| logged.version);
+        Ok(found)
+    }
+
+    /// The items with these ids (`id` and `attribute` of each; a missing one is left out),
+    /// in any order: `BatchGetItem`, strongly consistent, with the keys DynamoDB left
+    /// unprocessed asked again, [`BATCH_ROUNDS`] rounds at most.
+    async fn batch_get(
+        &self,
+        ids: Vec<String>,
+        attribute: &str,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let keys = ids
+            .into_iter()
+            .map(|id| HashMap::from([(attr::ID.to_owned(), AttributeValue::S(id))]))
+            .collect();
         let mut pending = KeysAndAttributes::builder()
             .set_keys(Some(keys))
             .consistent_read(true)
-            .projection_expression("#id, #events")
+            .projection_expression("#id, #attribute")
             .expression_attribute_names("#id", attr::ID)
-            .expression_attribute_names("#events", attr::EVENTS)
+            .expression_attribute_names("#attribute", attribute)
             .build()
             .map_err(|error| StoreError::Backend(format!("BatchGetItem request: {error}")))?;
         let mut found = Vec::new();
@@ -494,26 +471,22 @@ impl DynamoTaskStore {
                 .send()
                 .await
                 .map_err(|error| self.backend("BatchGetItem", &error))?;
-            for item in output
-                .responses
-                .and_then(|mut responses| responses.remove(&self.table))
-                .unwrap_or_default()
-            {
-                found.push(decode_log(id, &item)?);
-            }
+            found.extend(
+                output
+                    .responses
+                    .and_then(|mut responses| responses.remove(&self.table))
+                    .unwrap_or_default(),
+            );
             match output
                 .unprocessed_keys
                 .and_then(|mut unprocessed| unprocessed.remove(&self.table))
             {
                 Some(rest) if !rest.keys.is_empty() => pending = rest,
-                _ => {
-                    found.sort_by_key(|logged| logged.version);
-                    return Ok(found);
-                }
+                _ => return Ok(found),
             }
         }
         Err(StoreError::Backend(format!(
-            "BatchGetItem on table {}: log keys still unprocessed after {BATCH_ROUNDS} rounds \
+            "BatchGetItem on table {}: keys still unprocessed after {BATCH_ROUNDS} rounds \
              (the table is throttled)",
             self.table
         )))

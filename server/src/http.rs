@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use tower::ServiceBuilder;
+use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -47,12 +48,17 @@ const CARD_MAX_AGE_SECONDS: u32 = 300;
 pub struct RouterOptions {
     /// Largest request body accepted.
     pub max_body_bytes: usize,
+    /// Where callers' identity comes from, when the router decides it (an AgentCore
+    /// container); `None`: the host puts the [`Owner`](crate::owner::Owner) in the
+    /// request's extensions itself (Lambda), or every caller is anonymous.
+    pub identity: Option<crate::identity::Identity>,
 }
 
 impl Default for RouterOptions {
     fn default() -> Self {
         Self {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            identity: None,
         }
     }
 }
@@ -107,6 +113,13 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     // per request.
     routes.layer(
         ServiceBuilder::new()
+            // In the one stack every route gets: a layer of its own on the router would
+            // wrap (and box) every route again.
+            .option_layer(
+                options.identity.map(|identity| {
+                    MapRequestLayer::new(move |request| identity.identify(request))
+                }),
+            )
             .layer(SetRequestIdLayer::x_request_id(NewRequestId))
             .layer(PropagateRequestIdLayer::x_request_id())
             .layer(TraceLayer::new_for_http())

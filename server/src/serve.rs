@@ -345,17 +345,19 @@ impl Container {
             Arc::new(engine),
             RouterOptions {
                 max_body_bytes: self.config.max_body_bytes,
+                // The router's own first step (in its one stack of layers, which costs
+                // less than a layer of its own around every route).
+                identity: Some(self.config.identity),
             },
         );
-        // Outside the user's layers, so none of them sees a header the container does not
-        // trust.
-        let identity = self.config.identity;
-        let app = self
-            .layers
-            .apply(app)
-            .layer(MapRequestLayer::new(move |request| {
-                identity.identify(request)
+        let mut app = self.layers.apply(app);
+        if self.config.identity == Identity::None {
+            // The user id header is not the platform's here: removed before the user's
+            // layers could read it too.
+            app = app.layer(MapRequestLayer::new(|request| {
+                Identity::None.identify(request)
             }));
+        }
         Ok((app, self.config))
     }
 

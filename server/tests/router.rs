@@ -34,7 +34,13 @@ fn app_for(agent: Arc<dyn Agent>, host_can_stream: bool, max_body_bytes: usize) 
         },
     )
     .expect("valid engine");
-    router(Arc::new(engine), RouterOptions { max_body_bytes })
+    router(
+        Arc::new(engine),
+        RouterOptions {
+            max_body_bytes,
+            ..RouterOptions::default()
+        },
+    )
 }
 
 fn app() -> Router {

@@ -169,11 +169,9 @@ impl Backend {
                     Arc::clone(&engine),
                     RouterOptions {
                         max_body_bytes: *max_body_bytes,
+                        identity: Some(a2a_server::identity::Identity::AgentCore),
                     },
-                )
-                .layer(tower::util::MapRequestLayer::new(|request| {
-                    a2a_server::identity::Identity::AgentCore.identify(request)
-                }));
+                );
                 Ok(Container::InProcess { engine, router })
             }
             Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),

@@ -47,6 +47,8 @@ pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_server::layers::Lay
         engine,
         RouterOptions {
             max_body_bytes: config.max_body_bytes,
+            // The owner comes from the event's request context (see `identify`).
+            identity: None,
         },
     );
     app = layers.apply(app);

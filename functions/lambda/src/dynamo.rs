@@ -86,8 +86,7 @@ use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task, TaskS
 use a2a_core::wire::v1_0;
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{
-    self, Lease, LeaseTerms, Leased, Logged, SharedStored, Since, StoreError, Stored, TaskStore,
-    page_token,
+    self, Lease, LeaseTerms, Leased, SharedStored, Since, StoreError, Stored, TaskStore, page_token,
 };
 use aws_config::ecs::EcsCredentialsProvider;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
@@ -99,7 +98,7 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::error::DisplayErrorContext;
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use time::OffsetDateTime;
 
 /// The global secondary index `ListTasks` queries: partition key `owner`, sort key
@@ -144,15 +143,7 @@ mod attr {
 }
 
 mod lease;
-
-/// The id of the log item of a task's write.
-fn log_id(task_id: &str, version: u64) -> String {
-    format!("{task_id}#log#{version}")
-}
-
-/// Most versions a follower reads the log of at once (`BatchGetItem` takes 100 keys); one
-/// further behind gets the task as it stands.
-const LOG_READ: u64 = 100;
+mod log;
 
 /// `statusTimestamp` of a task without a status timestamp: the index needs a value, and
 /// this one sorts before every real timestamp (so such tasks are listed last, as in memory).
@@ -420,22 +411,6 @@ impl DynamoTaskStore {
         Ok(ids.iter().filter_map(|id| found.remove(*id)).collect())
     }
 
-    /// The log items of `id`'s writes after `after` up to `to`, oldest first (a write that
-    /// logged nothing has none).
-    async fn logged(&self, id: &str, after: u64, to: u64) -> Result<Vec<Logged>, StoreError> {
-        let keys = (after + 1..=to)
-            .map(|version| log_id(id, version))
-            .collect();
-        let mut found = self
-            .batch_get(keys, attr::EVENTS)
-            .await?
-            .iter()
-            .map(|item| decode_log(id, item))
-            .collect::<Result<Vec<_>, _>>()?;
-        found.sort_by_key(|logged| logged.version);
-        Ok(found)
-    }
-
     /// The items with these ids (`id` and `attribute` of each; a missing one is left out),
     /// in any order: `BatchGetItem`, strongly consistent, with the keys DynamoDB left
     /// unprocessed asked again, [`BATCH_ROUNDS`] rounds at most.
@@ -639,81 +614,12 @@ impl TaskStore for DynamoTaskStore {
         if events.is_empty() {
             return self.write(task, owner, expected, lease).await;
         }
-        let version = expected.map_or(1, |version| version.saturating_add(1));
-        let mut item = self.item(task, owner, version)?;
-        if let Some(lease) = lease {
-            lease::insert(&mut item, lease);
-        }
-        let wire: Vec<_> = events.iter().map(v1_0::stream_event).collect();
-        let body = serde_json::to_string(&wire).map_err(|error| {
-            StoreError::Backend(format!(
-                "the events of task {} cannot be written as JSON: {error}",
-                task.id
-            ))
-        })?;
-        let expires_at = item
-            .get(attr::EXPIRES_AT)
-            .cloned()
-            .unwrap_or_else(|| AttributeValue::N("0".to_owned()));
-        let task_put = Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .expression_attribute_names("#id", attr::ID);
-        let task_put = match expected {
-            None => task_put.condition_expression("attribute_not_exists(#id)"),
-            Some(expected) => task_put
-                .condition_expression("attribute_exists(#id) AND #version = :expected")
-                .expression_attribute_names("#version", attr::VERSION)
-                .expression_attribute_values(":expected", AttributeValue::N(expected.to_string())),
-        };
-        let log_put = Put::builder()
-            .table_name(&self.table)
-            .item(attr::ID, AttributeValue::S(log_id(&task.id, version)))
-            .item(attr::EVENTS, AttributeValue::S(body))
-            .item(attr::EXPIRES_AT, expires_at);
-        let request = |put: aws_sdk_dynamodb::types::builders::PutBuilder| {
-            put.build()
-                .map(|put| TransactWriteItem::builder().put(put).build())
-                .map_err(|error| {
-                    StoreError::Backend(format!("TransactWriteItems request: {error}"))
-                })
-        };
-        let outcome = self
-            .client
-            .transact_write_items()
-            .transact_items(request(task_put)?)
-            .transact_items(request(log_put)?)
-            .send()
-            .await;
-        match outcome {
-            Ok(_) => Ok(version),
-            Err(error)
-                if error.as_service_error().is_some_and(|service| {
-                    service.is_transaction_canceled_exception() && conditional_check_failed(service)
-                }) =>
-            {
-                Err(StoreError::Conflict(task.id.clone()))
-            }
-            Err(error) => Err(self.backend("TransactWriteItems", &error)),
-        }
+        self.write_logged(task, owner, expected, events, lease)
+            .await
     }
 
     async fn since(&self, id: &str, version: u64) -> Result<Option<Since>, StoreError> {
-        let Some(stored) = self.get(id).await? else {
-            return Ok(None);
-        };
-        let now = stored.version;
-        let logged = if now <= version {
-            Some(Vec::new())
-        } else if now - version > LOG_READ {
-            None
-        } else {
-            Some(self.logged(id, version, now).await?)
-        };
-        Ok(Some(Since {
-            stored: stored.into(),
-            logged,
-        }))
+        self.read_since(id, version).await
     }
 
     fn is_shared(&self) -> bool {
@@ -788,46 +694,6 @@ impl Entry {
             expires_at: expires_at(item),
         })
     }
-}
-
-/// Whether a cancelled transaction failed on a condition (a write that lost a race).
-fn conditional_check_failed(
-    error: &aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
-) -> bool {
-    match error {
-        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
-            canceled,
-        ) => canceled
-            .cancellation_reasons()
-            .iter()
-            .any(|reason| reason.code() == Some("ConditionalCheckFailed")),
-        _ => false,
-    }
-}
-
-/// The write a log item holds.
-fn decode_log(task_id: &str, item: &HashMap<String, AttributeValue>) -> Result<Logged, StoreError> {
-    let id = item
-        .get(attr::ID)
-        .and_then(|value| value.as_s().ok())
-        .map_or("", String::as_str);
-    let version = id
-        .rsplit_once("#log#")
-        .and_then(|(_, version)| version.parse().ok())
-        .ok_or_else(|| {
-            StoreError::Backend(format!("log item {id:?} of task {task_id} has no version"))
-        })?;
-    let body = item
-        .get(attr::EVENTS)
-        .and_then(|value| value.as_s().ok())
-        .ok_or_else(|| StoreError::Backend(format!("log item {id:?} has no events")))?;
-    let events: Vec<v1_0::StreamResponse> = serde_json::from_str(body).map_err(|error| {
-        StoreError::Backend(format!("log item {id:?} holds no A2A v1.0 events: {error}"))
-    })?;
-    Ok(Logged {
-        version,
-        events: events.into_iter().map(Into::into).collect(),
-    })
 }
 
 /// The `owner` attribute of `owner`'s tasks.

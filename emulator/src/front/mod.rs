@@ -7,6 +7,11 @@
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
 mod arn;
+#[expect(
+    dead_code,
+    reason = "answers the SigV4 step and StopRuntimeSession, landing in this change"
+)]
+pub mod aws_error;
 /// How an ARN is written in an invocation path (`/runtimes/{arn}/invocations`).
 pub use a2a_core::percent::encode_component as percent_encode;
 pub use arn::is_runtime_arn;

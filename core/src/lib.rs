@@ -3,7 +3,8 @@
 //! The A2A wire, with no I/O of its own: JSON-RPC 2.0 envelopes ([`jsonrpc`]), the
 //! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
 //! negotiation ([`version`]), percent-encoding ([`percent`]), the agent card ([`card`]),
-//! the error tables ([`error`]) and AgentCore's platform headers ([`agentcore`]). No async
+//! the error tables ([`error`]), AgentCore's platform headers ([`agentcore`]) and the
+//! rules of which request headers AgentCore passes ([`agentcore_headers`]). No async
 //! runtime, no web framework: a client and a server share it.
 //!
 //! ```
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod agentcore;
+pub mod agentcore_headers;
 pub mod card;
 pub mod error;
 pub mod jsonrpc;

@@ -150,6 +150,21 @@ pub struct Args {
     /// Log format: `text` or `json`.
     #[arg(long, env = "A2A_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
+
+    /// The runtime's request header allowlist, comma-separated: the caller's headers
+    /// AgentCore passes to the container (it drops every other one, and values over 4 KB).
+    /// The default is what our AgentCore deployment allowlists: A2A-Version and
+    /// A2A-Extensions (a v1.0 client's) and Last-Event-ID (resuming a stream). An empty
+    /// value allowlists nothing. At most 20 names; no x-amz-*, no x-amzn-* but
+    /// X-Amzn-Bedrock-AgentCore-Runtime-Custom-*, no restricted header (Accept, Content-*,
+    /// Host, Cookie, …), no Authorization without a JWT authorizer.
+    #[arg(
+        long,
+        env = "A2A_REQUEST_HEADER_ALLOWLIST",
+        value_name = "NAME,…",
+        default_value = "A2A-Version,A2A-Extensions,Last-Event-ID"
+    )]
+    pub request_header_allowlist: String,
 }
 
 impl Args {
@@ -270,7 +285,17 @@ impl Args {
         if let Some(seed) = self.seed {
             emulator = emulator.seed(seed);
         }
+        emulator = emulator.request_header_allowlist(self.request_header_names());
         Ok(Server(Target::Front(emulator)))
+    }
+
+    /// `--request-header-allowlist` as names (none for an empty value).
+    fn request_header_names(&self) -> Vec<String> {
+        let list = self.request_header_allowlist.trim();
+        if list.is_empty() {
+            return Vec::new();
+        }
+        list.split(',').map(|name| name.trim().to_owned()).collect()
     }
 
     /// The card's URL: `--public-url`, else `AGENTCORE_RUNTIME_URL` with a trailing slash,
@@ -453,5 +478,32 @@ mod tests {
             )
         );
         started.shutdown().await.unwrap();
+    }
+
+    #[test]
+    fn the_allowlist_flag_defaults_to_what_infra_deploys() {
+        assert_eq!(
+            args(&[]).request_header_names(),
+            crate::DEFAULT_REQUEST_HEADER_ALLOWLIST
+        );
+        let empty = args(&["--request-header-allowlist", ""]);
+        assert!(empty.request_header_names().is_empty());
+        let listed = args(&["--request-header-allowlist", "A2A-Version, X-Tenant"]);
+        assert_eq!(listed.request_header_names(), ["A2A-Version", "X-Tenant"]);
+    }
+
+    #[tokio::test]
+    async fn an_allowlist_against_the_rules_is_refused_at_start() {
+        let error = args(&["--request-header-allowlist", "A2A-Version,X-Amz-Date"])
+            .build_with_env(|_| None)
+            .unwrap()
+            .start()
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "request header allowlist: `X-Amz-Date`: headers starting with x-amz- are reserved \
+             for SigV4 signing"
+        );
     }
 }

@@ -16,6 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::RequestHeaderAllowlist;
 use crate::front::container::{AgentFactory, Backend, Upstream};
 use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
 use crate::front::process::{ProcessSpec, Processes};
@@ -43,6 +44,9 @@ pub enum EmulatorError {
     /// The server failed.
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
+    /// The request header allowlist breaks one of AgentCore's rules.
+    #[error("request header allowlist: {0}")]
+    Allowlist(#[from] crate::AllowlistError),
 }
 
 /// What runs behind the front.
@@ -81,6 +85,8 @@ pub struct Emulator {
     seed: Option<u64>,
     shutdown_grace: Duration,
     agent_startup_timeout: Duration,
+    /// The request header allowlist as given (checked at start); `None`: the default.
+    request_header_allowlist: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -155,6 +161,7 @@ impl Emulator {
             seed: None,
             shutdown_grace: Duration::from_secs(10),
             agent_startup_timeout: Duration::from_secs(30),
+            request_header_allowlist: None,
         }
     }
 
@@ -260,6 +267,21 @@ impl Emulator {
         self
     }
 
+    /// The runtime's request header allowlist: the caller's headers AgentCore passes to the
+    /// container (besides its own: content type, accept, the session, user and request
+    /// ids). Default: [`DEFAULT_REQUEST_HEADER_ALLOWLIST`](crate::DEFAULT_REQUEST_HEADER_ALLOWLIST)
+    /// (`A2A-Version`, `A2A-Extensions`, `Last-Event-ID`), what our AgentCore deployment
+    /// allowlists; empty: nothing passes. Checked against AgentCore's rules when the
+    /// emulator starts ([`RequestHeaderAllowlist::new`](crate::RequestHeaderAllowlist::new)).
+    pub fn request_header_allowlist<I>(mut self, names: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.request_header_allowlist = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// What runs behind the front, for the startup line.
     pub fn describe(&self) -> String {
         match &self.target {
@@ -317,6 +339,12 @@ impl Emulator {
                  (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
             )));
         }
+        // The runtime has no customJWTAuthorizer until inbound JWT auth lands.
+        let jwt_authorizer = false;
+        let request_header_allowlist = match &self.request_header_allowlist {
+            None => RequestHeaderAllowlist::default(),
+            Some(names) => RequestHeaderAllowlist::new(names, jwt_authorizer)?,
+        };
         let backend = match self.target {
             Target::Upstream(url) => {
                 a2a_core::card::validate_url("upstream", &url)?;
@@ -382,6 +410,7 @@ impl Emulator {
             request_timeout: self.request_timeout,
             default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
             interface_path: a2a_server::http::interface_path(public_url),
+            request_header_allowlist,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

@@ -32,5 +32,8 @@ mod front;
 
 pub use a2a_core::error::ErrorProfile;
 pub use emulator::{Emulator, EmulatorError, Running};
+pub use front::allowlist::{
+    AllowlistError, DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist,
+};
 pub use front::is_runtime_arn;
 pub use front::limits::{BadFaultSpec, FaultSpec};

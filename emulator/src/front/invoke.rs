@@ -21,6 +21,7 @@ use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
 use super::limits::{Fault, FaultInjector};
 use super::sessions::{self, Unavailable};
+use super::workload_token;
 use super::{Front, Later, SESSION, SessionName, request_id_of};
 
 /// A POST of a JSON-RPC payload for the session's container.
@@ -50,7 +51,13 @@ impl Front {
             Ok(entered) => entered,
             Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
         };
+        // What AgentCore passes: the allowlisted caller's headers and the platform's own.
+        let token = workload_token::for_invocation(&headers);
+        self.header_filter.apply(&mut headers, session.as_str());
         headers.insert(&SESSION, session.into_header());
+        if let Some(token) = token {
+            headers.insert(&workload_token::WORKLOAD_ACCESS_TOKEN, token);
+        }
         let timeout = self.config.request_timeout;
         // The invocation that starts a session waits for it (boxed: this is rare), then the
         // call has its full time.

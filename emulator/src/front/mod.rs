@@ -6,6 +6,7 @@
 //! session, and turns platform failures into AgentCore's JSON-RPC errors with their real
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
+pub mod allowlist;
 mod arn;
 #[expect(
     dead_code,
@@ -18,6 +19,7 @@ pub use arn::is_runtime_arn;
 mod card;
 pub mod container;
 mod errors;
+mod header_filter;
 mod invoke;
 pub mod limits;
 pub mod process;
@@ -25,6 +27,7 @@ mod processes;
 mod routes;
 mod session_name;
 pub mod sessions;
+mod workload_token;
 pub use session_name::InvalidSessionId;
 use session_name::SessionName;
 
@@ -74,6 +77,8 @@ pub struct FrontConfig {
     /// The path of the container's public URL (without its trailing slash), when not `/`:
     /// JSON-RPC is served there too, as the container does.
     pub interface_path: Option<String>,
+    /// The caller's headers that reach the container (besides the platform's own).
+    pub request_header_allowlist: allowlist::RequestHeaderAllowlist,
 }
 
 struct Front {
@@ -83,6 +88,8 @@ struct Front {
     sessions: Arc<Sessions>,
     /// A container outside any session, for cards: fetching a card starts no session.
     template: container::Container,
+    /// Drops the caller's headers the allowlist does not name.
+    header_filter: header_filter::HeaderFilter,
 }
 
 /// What [`service`] returns: a cloneable service for every request that never fails (each
@@ -118,8 +125,10 @@ pub fn service(
 ) -> Result<impl FrontService, InvalidSessionId> {
     let default_session = SessionName::from_text(config.default_session.clone())
         .ok_or_else(|| InvalidSessionId(config.default_session.clone()))?;
+    let header_filter = header_filter::HeaderFilter::new(config.request_header_allowlist.clone());
     let front = Arc::new(Front {
         default_session,
+        header_filter,
         config,
         sessions,
         template,
@@ -131,10 +140,9 @@ pub fn service(
 
 /// The session header's name, for inserting without parsing the name each time.
 static SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
-/// The platform's request id header.
+/// The platform's request id header: sent to the container (which logs it as its own
+/// request id) and returned on the response.
 static PLATFORM_REQUEST_ID: HeaderName = HeaderName::from_static(REQUEST_ID_HEADER);
-/// The request id header the container reads (and logs as its own).
-static CONTAINER_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Serves one request. What to do is decided before anything is awaited, and the future
 /// axum keeps per request is made of combinators over the chosen path, so it holds only
@@ -146,8 +154,9 @@ fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response>
     let span = tracing::info_span!("invocation", request_id, path = parts.uri.path());
     let request_id = HeaderValue::try_from(request_id).ok();
     if let Some(value) = &request_id {
-        // The container logs the platform's request id as its own.
-        parts.headers.insert(&CONTAINER_REQUEST_ID, value.clone());
+        // The container gets the platform's request id under its real name (a caller's
+        // own is replaced).
+        parts.headers.insert(&PLATFORM_REQUEST_ID, value.clone());
     }
     // Refusals decided now are logged in the request's span, as those decided later.
     let (answer, session) = match span.in_scope(|| front.plan(parts, body)) {
@@ -317,7 +326,8 @@ impl Front {
 
     /// The session's container's `/ping`, answered even while the session is busy or
     /// starting: a health check is not an invocation.
-    async fn ping(&self, headers: HeaderMap, session: &SessionName) -> Response {
+    async fn ping(&self, mut headers: HeaderMap, session: &SessionName) -> Response {
+        self.header_filter.apply(&mut headers, session.as_str());
         let entered = match self.sessions.enter_for_health(session.as_str()) {
             Ok(entered) => entered,
             Err(unavailable) => return refused_entry(&unavailable, &[]),

@@ -1,0 +1,219 @@
+//! [`HeaderFilter`]: the caller's headers AgentCore passes on to the container, and the
+//! ones it drops.
+//!
+//! AgentCore passes a caller's header only when the runtime's request header allowlist
+//! names it and its value is at most 4 KB; the page states the limit as a condition for
+//! passing a header, not as a refusal of the request, so a longer value is dropped like an
+//! unlisted header. What the platform itself takes from an invocation reaches the container
+//! whatever the allowlist: the payload's content type and accepted type (`contentType` and
+//! `accept` of InvokeAgentRuntime), the session id, the user id (`runtimeUserId`), and
+//! the request id the platform sets.
+//!
+//! Sources: "Pass custom headers to Amazon Bedrock AgentCore Runtime",
+//! <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>;
+//! the InvokeAgentRuntime API reference,
+//! <https://docs.aws.amazon.com/bedrock-agentcore/latest/APIReference/API_InvokeAgentRuntime.html>.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+use a2a_core::agentcore::USER_ID_HEADER;
+use a2a_core::agentcore_headers::MAX_HEADER_VALUE_BYTES;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+
+use super::allowlist::RequestHeaderAllowlist;
+use super::{PLATFORM_REQUEST_ID, SESSION};
+
+/// The user id header's name, parsed once.
+static USER_ID: HeaderName = HeaderName::from_static(USER_ID_HEADER);
+
+/// How many (session, header) explanations are remembered before the memory starts over:
+/// a bound on what a long run with many sessions keeps.
+const EXPLAINED_BOUND: usize = 4096;
+
+/// Drops from a request for the container what AgentCore would not pass.
+#[derive(Debug)]
+pub(super) struct HeaderFilter {
+    allowlist: RequestHeaderAllowlist,
+    /// The sessions already told (at info level) that a header of a name was dropped.
+    explained: Mutex<HashSet<(Box<str>, HeaderName)>>,
+}
+
+/// Why a header did not reach the container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dropped {
+    /// Not on the allowlist.
+    NotAllowlisted,
+    /// On it, with a value over 4 KB.
+    TooLong,
+}
+
+impl HeaderFilter {
+    /// A filter passing `allowlist`'s headers.
+    pub(super) fn new(allowlist: RequestHeaderAllowlist) -> Self {
+        Self {
+            allowlist,
+            explained: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Removes from `headers` every header AgentCore would not pass to `session`'s
+    /// container. Allocates nothing when nothing is dropped; a dropped header is looked up
+    /// again from the start (a request has a handful of headers).
+    pub(super) fn apply(&self, headers: &mut HeaderMap, session: &str) {
+        loop {
+            let dropped = headers.iter().find_map(|(name, value)| {
+                self.verdict(name, value)
+                    .map(|reason| (name.clone(), reason, bearer(name, value)))
+            });
+            let Some((name, reason, bearer)) = dropped else {
+                return;
+            };
+            headers.remove(&name);
+            self.report(&name, reason, bearer, session);
+        }
+    }
+
+    /// Why the platform drops this header, if it does.
+    fn verdict(&self, name: &HeaderName, value: &HeaderValue) -> Option<Dropped> {
+        if passed_by_platform(name) {
+            None
+        } else if !self.allowlist.allows(name) {
+            Some(Dropped::NotAllowlisted)
+        } else if value.len() > MAX_HEADER_VALUE_BYTES {
+            Some(Dropped::TooLong)
+        } else {
+            None
+        }
+    }
+
+    /// One debug line per dropped header (its name, never its value); one info line per
+    /// session and name for what a user would miss: a protocol header, a bearer token, an
+    /// allowlisted header whose value was too long.
+    fn report(&self, name: &HeaderName, reason: Dropped, bearer: bool, session: &str) {
+        tracing::debug!(
+            header = name.as_str(),
+            ?reason,
+            "header dropped before the container"
+        );
+        let hint = match reason {
+            Dropped::TooLong => "its value is over 4 KB, which AgentCore does not pass",
+            Dropped::NotAllowlisted if name == header::AUTHORIZATION && bearer => {
+                "AgentCore passes Authorization only when a runtime with a JWT authorizer \
+                 allowlists it (--request-header-allowlist)"
+            }
+            Dropped::NotAllowlisted if protocol_header(name) => {
+                "add it to the allowlist (--request-header-allowlist)"
+            }
+            Dropped::NotAllowlisted => return,
+        };
+        if self.first_time(session, name) {
+            tracing::info!(session_id = session, "{name} dropped: {hint}");
+        }
+    }
+
+    /// True the first time `session` drops a header of this name.
+    fn first_time(&self, session: &str, name: &HeaderName) -> bool {
+        let mut explained = self
+            .explained
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if explained.len() >= EXPLAINED_BOUND {
+            explained.clear();
+        }
+        explained.insert((session.into(), name.clone()))
+    }
+}
+
+/// What the platform passes of its own: InvokeAgentRuntime's content type, accepted type,
+/// session and user, and the request id the front has set.
+fn passed_by_platform(name: &HeaderName) -> bool {
+    name == header::CONTENT_TYPE
+        || name == header::ACCEPT
+        || name == SESSION
+        || name == USER_ID
+        || name == PLATFORM_REQUEST_ID
+}
+
+/// A header an A2A client or server relies on, which a user would want to allowlist.
+fn protocol_header(name: &HeaderName) -> bool {
+    let name = name.as_str();
+    name.starts_with("a2a-") || name == "last-event-id" || name == "x-api-key"
+}
+
+/// True for an `Authorization: Bearer …` (a JWT), not SigV4's `AWS4-HMAC-SHA256 …`.
+pub(super) fn bearer(name: &HeaderName, value: &HeaderValue) -> bool {
+    name == header::AUTHORIZATION
+        && value
+            .as_bytes()
+            .get(..7)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case(b"bearer "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter(names: &[&str]) -> HeaderFilter {
+        HeaderFilter::new(RequestHeaderAllowlist::new(names, false).unwrap())
+    }
+
+    /// The names left, sorted (a `HeaderMap` keeps no order once headers are removed).
+    fn names(headers: &HeaderMap) -> Vec<&str> {
+        let mut names: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
+        names.sort_unstable();
+        names
+    }
+
+    #[test]
+    fn only_the_allowlist_and_the_platforms_own_pass() {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [
+            ("host", "127.0.0.1"),
+            ("content-type", "application/json"),
+            ("accept", "text/event-stream"),
+            ("a2a-version", "1.0"),
+            ("x-tenant", "acme"),
+            ("x-api-key", "secret"),
+            ("authorization", "AWS4-HMAC-SHA256 Credential=…"),
+            (USER_ID_HEADER, "alice"),
+            ("workloadaccesstoken", "forged"),
+            ("x-request-id", "client-chosen"),
+        ] {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        filter(&["X-Tenant"]).apply(&mut headers, "s");
+        assert_eq!(
+            names(&headers),
+            [
+                "accept",
+                "content-type",
+                "x-amzn-bedrock-agentcore-runtime-user-id",
+                "x-tenant"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_over_4_kb_is_dropped() {
+        let mut headers = HeaderMap::new();
+        let long = HeaderValue::from_str(&"v".repeat(4097)).unwrap();
+        let fits = HeaderValue::from_str(&"v".repeat(4096)).unwrap();
+        headers.insert("x-long", long);
+        headers.insert("x-fits", fits);
+        filter(&["X-Long", "X-Fits"]).apply(&mut headers, "s");
+        assert_eq!(names(&headers), ["x-fits"]);
+    }
+
+    #[test]
+    fn each_session_is_told_once() {
+        let filter = filter(&[]);
+        let name = HeaderName::from_static("a2a-version");
+        assert!(filter.first_time("s1", &name));
+        assert!(!filter.first_time("s1", &name));
+        assert!(filter.first_time("s2", &name));
+    }
+}

@@ -1,7 +1,7 @@
 //! The [`Agent`] trait: what a user implements to put an agent on A2A.
 //!
 //! An agent receives a [`RequestContext`] (the message, the task and context ids, the
-//! session and request ids, and a cancellation signal) and emits events through an
+//! session and request ids, what the platform passed, and a cancellation signal) and emits events through an
 //! [`EventSink`] as it works: either one direct [`Message`] reply, or task status and
 //! artifact updates. The engine turns those events into tasks, stored and streamed in
 //! whichever protocol version the client speaks; an agent never sees the protocol.
@@ -60,6 +60,10 @@ pub struct RequestContext {
     pub owner: crate::owner::Owner,
     /// Fires when the client cancels the task; an agent should stop soon after.
     pub cancellation: CancellationToken,
+    /// What the platform passed with the request under AgentCore's header names: its
+    /// request id, the workload access token, the user id, and the caller's headers the
+    /// runtime's allowlist let through (empty where there are none).
+    pub platform: crate::platform::Platform,
 }
 
 /// One thing an agent reports while it works.

@@ -2,7 +2,8 @@
 //! interface path), the agent card, and `/ping`.
 //!
 //! Cross-cutting concerns are tower layers: body limit, request id (`x-request-id`, made
-//! when absent and returned), tracing, and a panic guard that answers -32603.
+//! when absent, from AgentCore's request id when the platform passed one, and returned),
+//! tracing, and a panic guard that answers -32603.
 
 use std::collections::hash_map::DefaultHasher;
 use std::convert::Infallible;
@@ -128,12 +129,21 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     )
 }
 
-/// Makes a request id (a UUID v4) for a request that came without one.
+/// AgentCore's request id header, which a request the platform passes carries.
+const PLATFORM_REQUEST_ID_HEADER: &str = a2a_core::agentcore::REQUEST_ID_HEADER;
+
+/// Makes a request id for a request that came without one: AgentCore's request id when
+/// the platform passed one, else a UUID v4.
 #[derive(Debug, Clone, Copy)]
 struct NewRequestId;
 
 impl MakeRequestId for NewRequestId {
-    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+    fn make_request_id<B>(&mut self, request: &axum::http::Request<B>) -> Option<RequestId> {
+        // Behind AgentCore the request is the platform's invocation: its id, so that the
+        // container's logs and AgentCore's name the request alike.
+        if let Some(platform) = request.headers().get(PLATFORM_REQUEST_ID_HEADER) {
+            return Some(RequestId::new(platform.clone()));
+        }
         // Encoded in place: tower-http's `MakeRequestUuid` formats a `String` and parses it.
         let mut buffer = uuid::Uuid::encode_buffer();
         let id = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buffer);
@@ -180,6 +190,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
                 session_id: text(SESSION_HEADER),
                 request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
                 last_event_id: text(LAST_EVENT_ID_HEADER),
+                platform: crate::platform::Platform::from_headers(headers).map(Arc::new),
                 // Put there by the host, from what its platform vouches for.
                 owner: parts
                     .extensions

@@ -10,6 +10,8 @@
 //! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
 //! - [`graceful`]: the stop signal and the drain every host's server uses.
 //! - [`agents`]: the built-in agents (echo, conformance).
+//! - [`platform`]: what the platform passed with a request (AgentCore's request id,
+//!   workload access token, user id, the allowlisted headers).
 //!
 //! ```no_run
 //! use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
@@ -45,6 +47,7 @@ pub mod http;
 pub mod identity;
 pub mod layers;
 pub mod owner;
+pub mod platform;
 pub mod serve;
 pub mod tasks;
 

@@ -119,6 +119,9 @@ pub struct CallContext {
     pub owner: Owner,
     /// The SSE `Last-Event-ID` header, if sent: a subscription resumes after that event.
     pub last_event_id: Option<String>,
+    /// What the platform passed with the request, if anything (shared: a message's agent
+    /// gets a copy).
+    pub platform: Option<Arc<crate::platform::Platform>>,
 }
 
 /// How a host configures the engine.
@@ -412,6 +415,7 @@ impl Engine {
                 request_id: call.request_id.clone(),
                 owner: call.owner.clone(),
                 cancellation: CancellationToken::new(),
+                platform: call.platform.as_deref().cloned().unwrap_or_default(),
             };
             Ok((context, previous))
         }

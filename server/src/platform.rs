@@ -174,7 +174,10 @@ mod tests {
         assert_eq!(platform.request_id.as_deref(), Some("req-1"));
         assert_eq!(platform.user_id.as_deref(), Some("alice"));
         assert_eq!(
-            platform.workload_access_token.as_ref().map(WorkloadAccessToken::secret),
+            platform
+                .workload_access_token
+                .as_ref()
+                .map(WorkloadAccessToken::secret),
             Some("token-1")
         );
         let passed: Vec<_> = platform.headers.iter().collect();
@@ -186,7 +189,10 @@ mod tests {
             ]
         );
         let shown = format!("{platform:?}");
-        assert!(!shown.contains("token-1") && !shown.contains("acme"), "{shown}");
+        assert!(
+            !shown.contains("token-1") && !shown.contains("acme"),
+            "{shown}"
+        );
         assert!(shown.contains("WorkloadAccessToken(redacted)"), "{shown}");
     }
 }

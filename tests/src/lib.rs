@@ -40,7 +40,7 @@ pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
 /// Environment variables the emulator (or its agents) read: cleared for every run so the
 /// tests do not depend on the caller's environment.
-const EMULATOR_ENV: [&str; 25] = [
+const EMULATOR_ENV: [&str; 26] = [
     "A2A_HOST",
     "A2A_PORT",
     "A2A_AGENT",
@@ -66,6 +66,7 @@ const EMULATOR_ENV: [&str; 25] = [
     "RUST_LOG",
     "NO_COLOR",
     "TOKIO_WORKER_THREADS",
+    "A2A_REQUEST_HEADER_ALLOWLIST",
 ];
 
 /// The target directory the tests were built into (`…/target/debug`).

@@ -273,6 +273,23 @@ impl Emulator {
     /// (`A2A-Version`, `A2A-Extensions`, `Last-Event-ID`), what our AgentCore deployment
     /// allowlists; empty: nothing passes. Checked against AgentCore's rules when the
     /// emulator starts ([`RequestHeaderAllowlist::new`](crate::RequestHeaderAllowlist::new)).
+    ///
+    /// ```
+    /// use a2a_emulator::{Emulator, EmulatorError};
+    /// use a2a_server::agents::EchoAgent;
+    ///
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent)
+    ///     .request_header_allowlist(["A2A-Version", "X-Tenant"])
+    ///     .start()
+    ///     .await?;
+    /// emulator.shutdown().await?;
+    /// let refused = Emulator::new(EchoAgent).request_header_allowlist(["Cookie"]).start().await;
+    /// assert!(matches!(refused, Err(EmulatorError::Allowlist(_))));
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
     pub fn request_header_allowlist<I>(mut self, names: I) -> Self
     where
         I: IntoIterator,

@@ -268,7 +268,7 @@ fn header_line<'a>(lines: &'a [String], name: &str) -> Option<&'a str> {
 }
 
 #[tokio::test]
-async fn the_session_and_trace_headers_reach_the_upstream() {
+async fn the_session_trace_and_allowlisted_headers_reach_the_upstream_and_no_other() {
     let (url, recorded) = recording_upstream();
     let front = front_of(&url);
     let traces = [
@@ -286,6 +286,13 @@ async fn the_session_and_trace_headers_reach_the_upstream() {
     let session = session_id("recorded");
     let mut headers = vec![(SESSION_HEADER, session.as_str())];
     headers.extend(traces);
+    // Only the allowlisted caller headers follow (the default allowlist names
+    // A2A-Extensions).
+    headers.extend([
+        ("a2a-extensions", "https://example.com/ext"),
+        ("x-custom-signature", "not allowlisted"),
+        ("cookie", "restricted"),
+    ]);
     let body = rpc(
         &json!("rec-1"),
         "message/send",
@@ -316,6 +323,20 @@ async fn the_session_and_trace_headers_reach_the_upstream() {
     for (name, value) in traces {
         assert_eq!(header_line(&lines, name), Some(value), "{name}: {lines:?}");
     }
+    assert_eq!(
+        header_line(&lines, "a2a-extensions"),
+        Some("https://example.com/ext"),
+        "{lines:?}"
+    );
+    for dropped in ["x-custom-signature", "cookie", "x-request-id"] {
+        assert_eq!(header_line(&lines, dropped), None, "{dropped}: {lines:?}");
+    }
+    // The platform's request id, under its name, is the one the client gets back.
+    assert_eq!(
+        header_line(&lines, front::REQUEST_ID_HEADER),
+        reply.request_id(),
+        "{lines:?}"
+    );
 
     // Without the header, the generated session is the one the container sees.
     let reply = front::post(&front, &invocations(ARN), &[], body).await;

@@ -78,3 +78,37 @@ async fn the_agentcore_image_command_serves_the_container() {
         );
     }
 }
+
+/// The request header allowlist our AgentCore deployment configures
+/// (`infra/agentcore/request-headers.json`, CreateAgentRuntime's
+/// `requestHeaderConfiguration`) is the emulator's default, and valid by AgentCore's rules:
+/// a client tested against the emulator gets the same headers to its container.
+#[test]
+fn the_deployed_allowlist_is_the_emulators_default() {
+    let path = root().join("infra/agentcore/request-headers.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+    let configuration: Value = serde_json::from_str(&text).unwrap();
+    let object = configuration.as_object().unwrap();
+    // RequestHeaderConfiguration is a union: the allowlist is its only member.
+    assert_eq!(
+        object.keys().collect::<Vec<_>>(),
+        ["requestHeaderAllowlist"],
+        "{text}"
+    );
+    let deployed: Vec<&str> = object["requestHeaderAllowlist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert_eq!(deployed, a2a_emulator::DEFAULT_REQUEST_HEADER_ALLOWLIST);
+    let checked = a2a_emulator::RequestHeaderAllowlist::new(&deployed, false);
+    assert!(checked.is_ok(), "{checked:?}");
+    let readme = std::fs::read_to_string(root().join("infra/agentcore/README.md")).unwrap();
+    assert!(
+        readme
+            .contains("--request-header-configuration file://infra/agentcore/request-headers.json"),
+        "the create-agent-runtime step does not pass request-headers.json"
+    );
+}

@@ -6,13 +6,17 @@
 //! passing a header, not as a refusal of the request, so a longer value is dropped like an
 //! unlisted header. What the platform itself takes from an invocation reaches the container
 //! whatever the allowlist: the payload's content type and accepted type (`contentType` and
-//! `accept` of InvokeAgentRuntime), the session id, the user id (`runtimeUserId`), and
-//! the request id the platform sets.
+//! `accept` of InvokeAgentRuntime), the session id, the user id (`runtimeUserId`), the
+//! request id the platform sets, and the trace context AgentCore's observability carries
+//! across the service boundary (`X-Amzn-Trace-Id`, W3C `traceparent`, `tracestate`,
+//! `baggage`; the AgentCore SDK's runtime reads `baggage` from the request).
 //!
 //! Sources: "Pass custom headers to Amazon Bedrock AgentCore Runtime",
 //! <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>;
 //! the InvokeAgentRuntime API reference,
-//! <https://docs.aws.amazon.com/bedrock-agentcore/latest/APIReference/API_InvokeAgentRuntime.html>.
+//! <https://docs.aws.amazon.com/bedrock-agentcore/latest/APIReference/API_InvokeAgentRuntime.html>;
+//! "Amazon Bedrock AgentCore and AWS X-Ray" (trace headers),
+//! <https://docs.aws.amazon.com/xray/latest/devguide/xray-services-agentcore.html>.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
@@ -126,13 +130,17 @@ impl HeaderFilter {
 }
 
 /// What the platform passes of its own: InvokeAgentRuntime's content type, accepted type,
-/// session and user, and the request id the front has set.
+/// session and user, the request id the front has set, and the trace context.
 fn passed_by_platform(name: &HeaderName) -> bool {
     name == header::CONTENT_TYPE
         || name == header::ACCEPT
         || name == SESSION
         || name == USER_ID
         || name == PLATFORM_REQUEST_ID
+        || matches!(
+            name.as_str(),
+            "x-amzn-trace-id" | "traceparent" | "tracestate" | "baggage"
+        )
 }
 
 /// A header an A2A client or server relies on, which a user would want to allowlist.
@@ -179,6 +187,10 @@ mod tests {
             (USER_ID_HEADER, "alice"),
             ("workloadaccesstoken", "forged"),
             ("x-request-id", "client-chosen"),
+            (
+                "traceparent",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            ),
         ] {
             headers.append(
                 HeaderName::from_static(name),
@@ -191,6 +203,7 @@ mod tests {
             [
                 "accept",
                 "content-type",
+                "traceparent",
                 "x-amzn-bedrock-agentcore-runtime-user-id",
                 "x-tenant"
             ]

@@ -2,7 +2,8 @@
 //! A2A container, kept apart from the container itself (the shared router).
 //!
 //! It routes the container's paths and AWS's invocation paths, validates and returns the
-//! session header, adds a request id, throttles, injects faults, keeps one container per
+//! session header, adds a request id, passes the container only the allowlisted caller
+//! headers and the platform's own (`allowlist`, `header_filter`), throttles, injects faults, keeps one container per
 //! session, and turns platform failures into AgentCore's JSON-RPC errors with their real
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 

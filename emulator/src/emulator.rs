@@ -16,6 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::front::auth::{Guard, InboundAuth};
 use crate::front::container::{AgentFactory, Backend, Upstream};
 use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
 use crate::front::process::{ProcessSpec, Processes};
@@ -81,6 +82,7 @@ pub struct Emulator {
     seed: Option<u64>,
     shutdown_grace: Duration,
     agent_startup_timeout: Duration,
+    auth: Option<InboundAuth>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -155,6 +157,7 @@ impl Emulator {
             seed: None,
             shutdown_grace: Duration::from_secs(10),
             agent_startup_timeout: Duration::from_secs(30),
+            auth: None,
         }
     }
 
@@ -257,6 +260,30 @@ impl Emulator {
     /// (default 30 s); later, its session's first invocation gets 424/-32055.
     pub fn agent_startup_timeout(mut self, timeout: Duration) -> Self {
         self.agent_startup_timeout = timeout;
+        self
+    }
+
+    /// Authenticates callers as an AgentCore runtime does (default: off): SigV4 with the
+    /// given credentials, or a JWT authorizer.
+    ///
+    /// ```
+    /// use a2a_emulator::{Emulator, InboundAuth, JwtAuthorizer, TestIssuer, TokenRequest};
+    /// use a2a_server::agents::EchoAgent;
+    ///
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let issuer = TestIssuer::generate()?;
+    /// let authorizer = JwtAuthorizer::trusting(&issuer).allowed_scopes(["a2a/invoke"]);
+    /// let emulator = Emulator::new(EchoAgent).auth(InboundAuth::Jwt(authorizer)).start().await?;
+    /// let token = issuer.token(&TokenRequest::new("alice").scope("a2a/invoke"))?;
+    /// // Send it as `Authorization: Bearer {token}` to emulator.url().
+    /// # let _ = token;
+    /// emulator.shutdown().await?;
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn auth(mut self, auth: InboundAuth) -> Self {
+        self.auth = Some(auth);
         self
     }
 
@@ -373,6 +400,12 @@ impl Emulator {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| elapsed.as_nanos() as u64)
         });
+        let auth = match self.auth {
+            Some(auth) => Some(Arc::new(
+                Guard::new(auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
+            )),
+            None => None,
+        };
         let config = FrontConfig {
             base_url: format!("http://{}", graceful::reachable(bound)),
             runtime_arn: self.runtime_arn,
@@ -382,6 +415,7 @@ impl Emulator {
             request_timeout: self.request_timeout,
             default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
             interface_path: a2a_server::http::interface_path(public_url),
+            auth,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

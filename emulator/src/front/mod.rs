@@ -7,6 +7,7 @@
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
 mod arn;
+pub mod auth;
 #[expect(
     dead_code,
     reason = "answers the SigV4 step and StopRuntimeSession, landing in this change"
@@ -74,6 +75,8 @@ pub struct FrontConfig {
     /// The path of the container's public URL (without its trailing slash), when not `/`:
     /// JSON-RPC is served there too, as the container does.
     pub interface_path: Option<String>,
+    /// Inbound auth, checked before anything else (`None`: off).
+    pub auth: Option<Arc<auth::Guard>>,
 }
 
 struct Front {
@@ -149,8 +152,17 @@ fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response>
         // The container logs the platform's request id as its own.
         parts.headers.insert(&CONTAINER_REQUEST_ID, value.clone());
     }
-    // Refusals decided now are logged in the request's span, as those decided later.
-    let (answer, session) = match span.in_scope(|| front.plan(parts, body)) {
+    let plan = match &front.config.auth {
+        // Inbound auth reads and checks the request before it is planned (boxed: auth on).
+        Some(guard) => {
+            let guard = Arc::clone(guard);
+            let checked = auth::guard(Arc::clone(&front), guard, parts, body, request_id.clone());
+            Plan::Wait(Box::pin(checked), None)
+        }
+        // Refusals decided now are logged in the request's span, as those decided later.
+        None => span.in_scope(|| front.plan(parts, body)),
+    };
+    let (answer, session) = match plan {
         Plan::Answered(response, session) => (Either::Left(ready(response)), session),
         Plan::Invoke(invocation, session) => {
             (Either::Right(Either::Left(invocation.run())), Some(session))

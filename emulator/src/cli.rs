@@ -150,6 +150,53 @@ pub struct Args {
     /// Log format: `text` or `json`.
     #[arg(long, env = "A2A_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
+
+    /// Inbound auth, as an AgentCore runtime's (default: none): `sigv4` (requests signed
+    /// for bedrock-agentcore with --sigv4-credentials, else AWS_ACCESS_KEY_ID and
+    /// AWS_SECRET_ACCESS_KEY; else 403 AccessDeniedException) or `jwt` (a bearer token
+    /// checked as a customJWTAuthorizer does; else 401 with WWW-Authenticate).
+    #[arg(long, env = "A2A_AUTH", value_parser = ["sigv4", "jwt"])]
+    pub auth: Option<String>,
+
+    /// The credentials `--auth sigv4` checks signatures with:
+    /// `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`.
+    #[arg(long, env = "A2A_SIGV4_CREDENTIALS", hide_env_values = true)]
+    pub sigv4_credentials: Option<crate::SigV4Keys>,
+
+    /// `--auth jwt`: the issuer's OIDC discovery URL (…/.well-known/openid-configuration);
+    /// its jwks_uri is fetched and cached. Default: the emulator's own key.
+    #[arg(long, env = "A2A_JWT_DISCOVERY_URL", conflicts_with = "jwt_jwks")]
+    pub jwt_discovery_url: Option<String>,
+
+    /// `--auth jwt`: a JWKS file of the issuer's public keys (instead of discovery).
+    #[arg(long, env = "A2A_JWT_JWKS")]
+    pub jwt_jwks: Option<std::path::PathBuf>,
+
+    /// `--auth jwt`: allowedAudience, comma-separated (a token's `aud` must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_AUDIENCE", value_delimiter = ',')]
+    pub jwt_allowed_audience: Vec<String>,
+
+    /// `--auth jwt`: allowedClients, comma-separated (a token's `client_id` must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_CLIENTS", value_delimiter = ',')]
+    pub jwt_allowed_clients: Vec<String>,
+
+    /// `--auth jwt`: allowedScopes, comma-separated (one of a token's scopes must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_SCOPES", value_delimiter = ',')]
+    pub jwt_allowed_scopes: Vec<String>,
+
+    /// The emulator's own JWT signing key (PEM: P-256 PKCS#8 or RSA PKCS#1), for `token`
+    /// and `--auth jwt`, instead of the one kept under --state-dir.
+    #[arg(long, env = "A2A_JWT_SIGNING_KEY", global = true)]
+    pub jwt_signing_key: Option<std::path::PathBuf>,
+
+    /// Where the emulator keeps its JWT signing key (default: $XDG_STATE_HOME/a2a-emulator
+    /// or ~/.local/state/a2a-emulator).
+    #[arg(long, env = "A2A_EMULATOR_STATE_DIR", global = true)]
+    pub state_dir: Option<std::path::PathBuf>,
+
+    /// `token` prints a JWT for `--auth jwt`; without a subcommand the emulator serves.
+    #[command(subcommand)]
+    pub command: Option<crate::auth_flags::Command>,
 }
 
 impl Args {
@@ -209,7 +256,7 @@ impl Args {
     ) -> Result<Server, EmulatorError> {
         let address = SocketAddr::new(self.host, self.port);
         let grace = Duration::from_secs(self.shutdown_grace_seconds);
-        let public_url = self.public_url(env);
+        let public_url = self.public_url(&env);
         if self.container_only {
             let mut container = Container::new(self.agent.agent())
                 .address(address)
@@ -269,6 +316,9 @@ impl Args {
         }
         if let Some(seed) = self.seed {
             emulator = emulator.seed(seed);
+        }
+        if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
+            emulator = emulator.auth(auth);
         }
         Ok(Server(Target::Front(emulator)))
     }

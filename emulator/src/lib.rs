@@ -26,6 +26,7 @@
 //! its flags ([`cli::Args`]), each an [`Emulator`] setter, and [`cli::Args::build`] is
 //! what it serves.
 
+pub mod auth_flags;
 pub mod cli;
 mod emulator;
 mod front;

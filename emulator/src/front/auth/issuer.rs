@@ -201,6 +201,12 @@ impl TestIssuer {
         Self::from_pem(&pem).map_err(|error| in_file(path, &error))
     }
 
+    /// The private key as PEM, as [`TestIssuer::from_pem`] reads it (for writing a key
+    /// file in a test; it is a secret).
+    pub fn private_pem(&self) -> &str {
+        &self.pem
+    }
+
     /// The key id (the JWK's SHA-256 thumbprint, RFC 7638).
     pub fn kid(&self) -> &str {
         self.jwk.common.key_id.as_deref().unwrap_or_default()
@@ -220,7 +226,9 @@ impl TestIssuer {
     pub fn token(&self, request: &TokenRequest) -> Result<String, AuthError> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX));
+            .map_or(0, |elapsed| {
+                i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+            });
         let mut claims = request.extra.clone();
         claims.insert("iss".into(), ISSUER.into());
         claims.insert("sub".into(), request.subject.clone().into());
@@ -307,14 +315,18 @@ mod tests {
 
     #[test]
     fn a_generated_key_round_trips_through_pem_and_its_file_is_private() {
-        let dir = std::env::temp_dir().join(format!("a2a-emulator-key-{}", a2a_core::model::new_id()));
+        let dir =
+            std::env::temp_dir().join(format!("a2a-emulator-key-{}", a2a_core::model::new_id()));
         let made = TestIssuer::load_or_create(&dir).unwrap();
         let again = TestIssuer::load_or_create(&dir).unwrap();
         assert_eq!(made.kid(), again.kid());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(dir.join(KEY_FILE)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(dir.join(KEY_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::remove_dir_all(&dir).unwrap();

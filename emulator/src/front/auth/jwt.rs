@@ -66,8 +66,9 @@ impl JwtAuthorizer {
     pub fn jwks_file(path: &Path) -> Result<Self, AuthError> {
         let text = std::fs::read_to_string(path)
             .map_err(|error| AuthError::Config(format!("{}: {error}", path.display())))?;
-        let keys: JwkSet = serde_json::from_str(&text)
-            .map_err(|error| AuthError::Config(format!("{} is not a JWKS: {error}", path.display())))?;
+        let keys: JwkSet = serde_json::from_str(&text).map_err(|error| {
+            AuthError::Config(format!("{} is not a JWKS: {error}", path.display()))
+        })?;
         Ok(Self::jwks(keys))
     }
 
@@ -86,7 +87,10 @@ impl JwtAuthorizer {
     }
 
     /// `allowedAudience`: one of the token's `aud` values must be among these.
-    pub fn allowed_audience(mut self, audience: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub fn allowed_audience(
+        mut self,
+        audience: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         self.allowed_audience = audience.into_iter().map(Into::into).collect();
         self
     }
@@ -116,7 +120,9 @@ pub(super) enum TokenRefusal {
 }
 
 fn mismatch(claim: &str) -> TokenRefusal {
-    TokenRefusal::Invalid(format!("Claim '{claim}' value mismatch with configuration."))
+    TokenRefusal::Invalid(format!(
+        "Claim '{claim}' value mismatch with configuration."
+    ))
 }
 
 /// Keys fetched through discovery.
@@ -191,7 +197,10 @@ impl Verifier {
                 return Ok((fetched.keys.clone(), fetched.issuer.clone()));
             }
         }
-        let fetched = self.fetch(url).await.map_err(TokenRefusal::KeysUnavailable)?;
+        let fetched = self
+            .fetch(url)
+            .await
+            .map_err(TokenRefusal::KeysUnavailable)?;
         let answer = (fetched.keys.clone(), fetched.issuer.clone());
         *cached = Some(fetched);
         Ok(answer)
@@ -203,10 +212,17 @@ impl Verifier {
             .get("jwks_uri")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{url} has no jwks_uri"))?;
-        let issuer = document.get("issuer").and_then(Value::as_str).map(str::to_owned);
+        let issuer = document
+            .get("issuer")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let keys: JwkSet = serde_json::from_value(self.get_json(jwks_uri).await?)
             .map_err(|error| format!("{jwks_uri} is not a JWKS: {error}"))?;
-        tracing::info!(jwks_uri, keys = keys.keys.len(), "fetched the JWT issuer's keys");
+        tracing::info!(
+            jwks_uri,
+            keys = keys.keys.len(),
+            "fetched the JWT issuer's keys"
+        );
         Ok(Fetched {
             issuer,
             keys,
@@ -269,7 +285,8 @@ impl Verifier {
     fn check_claims(&self, claims: &Map<String, Value>) -> Result<(), TokenRefusal> {
         let config = &self.config;
         if !config.allowed_audience.is_empty()
-            && !values(claims.get("aud"), false).any(|aud| config.allowed_audience.iter().any(|a| a == aud))
+            && !values(claims.get("aud"), false)
+                .any(|aud| config.allowed_audience.iter().any(|a| a == aud))
         {
             return Err(mismatch("aud"));
         }
@@ -282,7 +299,8 @@ impl Verifier {
             return Err(mismatch("client_id"));
         }
         if !config.allowed_scopes.is_empty()
-            && !values(claims.get("scope"), true).any(|scope| config.allowed_scopes.iter().any(|s| s == scope))
+            && !values(claims.get("scope"), true)
+                .any(|scope| config.allowed_scopes.iter().any(|s| s == scope))
         {
             return Err(mismatch("scope"));
         }
@@ -301,8 +319,13 @@ fn find_key<'a>(keys: &'a JwkSet, kid: Option<&str>, alg: Algorithm) -> Option<&
         None => keys.keys.iter().find(|jwk| {
             matches!(
                 (&jwk.algorithm, alg),
-                (jsonwebtoken::jwk::AlgorithmParameters::RSA(_), Algorithm::RS256)
-                    | (jsonwebtoken::jwk::AlgorithmParameters::EllipticCurve(_), Algorithm::ES256)
+                (
+                    jsonwebtoken::jwk::AlgorithmParameters::RSA(_),
+                    Algorithm::RS256
+                ) | (
+                    jsonwebtoken::jwk::AlgorithmParameters::EllipticCurve(_),
+                    Algorithm::ES256
+                )
             )
         }),
     }

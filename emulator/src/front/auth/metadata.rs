@@ -26,7 +26,9 @@ pub(super) enum Resource<'a> {
 fn resource_of(path: &str) -> Resource<'_> {
     path.strip_prefix("/runtimes/")
         .and_then(|rest| rest.split_once('/'))
-        .map_or(Resource::Container, |(encoded, _)| Resource::Runtime(encoded))
+        .map_or(Resource::Container, |(encoded, _)| {
+            Resource::Runtime(encoded)
+        })
 }
 
 /// The resource whose metadata a path asks for, if it does.
@@ -36,7 +38,8 @@ pub(super) fn resource_path(path: &str) -> Option<Resource<'_>> {
     }
     let rest = path.strip_prefix("/runtimes/")?;
     let (encoded, tail) = rest.split_once('/')?;
-    (tail == "invocations/.well-known/oauth-protected-resource").then_some(Resource::Runtime(encoded))
+    (tail == "invocations/.well-known/oauth-protected-resource")
+        .then_some(Resource::Runtime(encoded))
 }
 
 fn qualifier(query: Option<&str>) -> &str {
@@ -68,7 +71,10 @@ pub(super) async fn document(
 ) -> Response {
     let resource = match resource {
         Resource::Runtime(encoded) => {
-            format!("{base}/runtimes/{encoded}/invocations?qualifier={}", qualifier(query))
+            format!(
+                "{base}/runtimes/{encoded}/invocations?qualifier={}",
+                qualifier(query)
+            )
         }
         Resource::Container => format!("{base}/"),
     };
@@ -84,7 +90,10 @@ pub(super) async fn document(
     }
     (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         document.to_string(),
     )
         .into_response()
@@ -98,14 +107,21 @@ mod tests {
     fn the_metadata_url_follows_the_request() {
         let base = "http://127.0.0.1:9000";
         assert_eq!(
-            url_for(base, "/runtimes/arn%3Ax/invocations", Some("qualifier=prod")),
+            url_for(
+                base,
+                "/runtimes/arn%3Ax/invocations",
+                Some("qualifier=prod")
+            ),
             "http://127.0.0.1:9000/runtimes/arn%3Ax/invocations/.well-known/oauth-protected-resource?qualifier=prod"
         );
         assert_eq!(
             url_for(base, "/", None),
             "http://127.0.0.1:9000/.well-known/oauth-protected-resource"
         );
-        assert_eq!(resource_path("/.well-known/oauth-protected-resource"), Some(Resource::Container));
+        assert_eq!(
+            resource_path("/.well-known/oauth-protected-resource"),
+            Some(Resource::Container)
+        );
         assert_eq!(
             resource_path("/runtimes/a/invocations/.well-known/oauth-protected-resource"),
             Some(Resource::Runtime("a"))

@@ -36,13 +36,6 @@ use super::{Front, Plan, SESSION, request_id_of};
 use jwt::{JwtAuthorizer, TokenRefusal, Verifier};
 use sigv4::{Denial, SigV4Keys};
 
-/// What the lead wires with the request-header allowlist: in `jwt` mode the caller's
-/// `Authorization` (the checked bearer token) reaches the container, so its claims name
-/// the caller (`Identity::AgentCore`, owner `jwt:{iss}|{sub}`); AWS forwards it only with a
-/// JWT authorizer (runtime-header-allowlist page,
-/// <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>).
-pub const JWT_FORWARDS_AUTHORIZATION: bool = true;
-
 /// The message AWS answers a request authenticated the other way than the runtime's.
 pub const METHOD_MISMATCH: &str = "Authorization method mismatch. The agent is configured for a \
     different authorization method than what was used in your request. Check the agent's \
@@ -72,6 +65,18 @@ pub enum InboundAuth {
     SigV4(SigV4Keys),
     /// A `customJWTAuthorizer`.
     Jwt(JwtAuthorizer),
+}
+
+impl InboundAuth {
+    /// Whether the caller's `Authorization` reaches the container: in `jwt` mode it does
+    /// (the checked bearer token, whose claims name the caller: `Identity::AgentCore`,
+    /// owner `jwt:{iss}|{sub}`); AWS forwards it only with a JWT authorizer and only when
+    /// allowlisted (runtime-header-allowlist page,
+    /// <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>).
+    /// What the request-header allowlist consults.
+    pub fn forwards_authorization(&self) -> bool {
+        matches!(self, Self::Jwt(_))
+    }
 }
 
 /// The configured check, built once at startup.
@@ -108,8 +113,7 @@ pub(super) async fn guard(
         && parts.method == Method::GET
         && let Some(path) = metadata::resource_path(parts.uri.path())
     {
-        return metadata::document(verifier, &front.config.base_url, path, parts.uri.query())
-            .await;
+        return metadata::document(verifier, &front.config.base_url, path, parts.uri.query()).await;
     }
     let limit = front.config.max_body_bytes;
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
@@ -118,9 +122,11 @@ pub(super) async fn guard(
     };
     let scheme = authorization_scheme(&parts);
     let refused = match (&*guard, scheme) {
-        (Guard::SigV4(_), Scheme::Bearer) | (Guard::Jwt(_), Scheme::SigV4) => {
-            Some(access_denied(METHOD_MISMATCH, "authorization method mismatch", request_id.as_ref()))
-        }
+        (Guard::SigV4(_), Scheme::Bearer) | (Guard::Jwt(_), Scheme::SigV4) => Some(access_denied(
+            METHOD_MISMATCH,
+            "authorization method mismatch",
+            request_id.as_ref(),
+        )),
         (Guard::SigV4(keys), _) => sigv4::verify(keys, &parts, &bytes, SystemTime::now())
             .err()
             .map(|denial| denied(&denial, request_id.as_ref())),
@@ -131,15 +137,16 @@ pub(super) async fn guard(
                     tracing::debug!(sub = ?claims.get("sub"), "bearer token accepted");
                     None
                 }
-                Err(refusal) => Some(token_refused(&refusal, &front, &parts, &bytes, request_id.as_ref())),
+                Err(refusal) => Some(token_refused(
+                    &refusal,
+                    &front,
+                    &parts,
+                    &bytes,
+                    request_id.as_ref(),
+                )),
             }
         }
-        (Guard::Jwt(_), Scheme::None) => Some(unauthorized(
-            MISSING_BEARER,
-            &front,
-            &parts,
-            &bytes,
-        )),
+        (Guard::Jwt(_), Scheme::None) => Some(unauthorized(MISSING_BEARER, &front, &parts, &bytes)),
     };
     if let Some(response) = refused {
         return response;
@@ -230,7 +237,10 @@ fn unauthorized(message: &str, front: &Front, parts: &Parts, body: &[u8]) -> Res
     });
     let mut response = (
         StatusCode::UNAUTHORIZED,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         body.to_string(),
     )
         .into_response();

@@ -46,7 +46,10 @@ impl fmt::Debug for SigV4Keys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SigV4Keys")
             .field("access_key_id", &self.access_key_id)
-            .field("session_token", &self.session_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "session_token",
+                &self.session_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -73,10 +76,12 @@ impl SigV4Keys {
         let access = env("AWS_ACCESS_KEY_ID").filter(|value| !value.is_empty())?;
         let secret = env("AWS_SECRET_ACCESS_KEY").filter(|value| !value.is_empty())?;
         let keys = Self::new(access, secret);
-        Some(match env("AWS_SESSION_TOKEN").filter(|value| !value.is_empty()) {
-            Some(token) => keys.with_session_token(token),
-            None => keys,
-        })
+        Some(
+            match env("AWS_SESSION_TOKEN").filter(|value| !value.is_empty()) {
+                Some(token) => keys.with_session_token(token),
+                None => keys,
+            },
+        )
     }
 
     /// The access key id.
@@ -121,9 +126,17 @@ pub(super) enum Denial {
     /// `host` or `x-amz-date` is not signed.
     UnsignedHeader,
     /// Signed more than 15 minutes ago.
-    Expired { signed: String, earliest: String, now: String },
+    Expired {
+        signed: String,
+        earliest: String,
+        now: String,
+    },
     /// Signed more than 15 minutes ahead.
-    NotYetCurrent { signed: String, latest: String, now: String },
+    NotYetCurrent {
+        signed: String,
+        latest: String,
+        now: String,
+    },
     /// `x-amz-content-sha256` is not the body's hash.
     PayloadHash,
     /// The recomputed signature differs.
@@ -141,10 +154,18 @@ impl Denial {
                 "Credential should be scoped to correct service: '{SERVICE}' (not '{service}')."
             ),
             Self::UnsignedHeader => "'Host' and 'X-Amz-Date' must be signed headers.".to_owned(),
-            Self::Expired { signed, earliest, now } => format!(
+            Self::Expired {
+                signed,
+                earliest,
+                now,
+            } => format!(
                 "Signature expired: {signed} is now earlier than {earliest} ({now} - 15 min.)"
             ),
-            Self::NotYetCurrent { signed, latest, now } => format!(
+            Self::NotYetCurrent {
+                signed,
+                latest,
+                now,
+            } => format!(
                 "Signature not yet current: {signed} is still later than {latest} ({now} + 15 min.)"
             ),
             Self::PayloadHash => {
@@ -246,7 +267,12 @@ pub(super) fn verify(
     if claimed.service != SERVICE {
         return Err(Denial::WrongService(claimed.service.to_owned()));
     }
-    if !bool::from(claimed.access_key.as_bytes().ct_eq(keys.access_key_id.as_bytes())) {
+    if !bool::from(
+        claimed
+            .access_key
+            .as_bytes()
+            .ct_eq(keys.access_key_id.as_bytes()),
+    ) {
         return Err(Denial::UnknownKey);
     }
     if !claimed.signed_headers.contains(&"host") || !claimed.signed_headers.contains(&"x-amz-date")
@@ -254,7 +280,8 @@ pub(super) fn verify(
         return Err(Denial::UnsignedHeader);
     }
     let date_text = header(headers, "x-amz-date")?.ok_or_else(|| malformed("no X-Amz-Date"))?;
-    let signed_at = parse_amz_date(date_text).ok_or_else(|| malformed("X-Amz-Date is not YYYYMMDDTHHMMSSZ"))?;
+    let signed_at =
+        parse_amz_date(date_text).ok_or_else(|| malformed("X-Amz-Date is not YYYYMMDDTHHMMSSZ"))?;
     if !date_text.starts_with(claimed.date) || claimed.date.len() != 8 {
         return Err(malformed("the Credential date is not the X-Amz-Date's"));
     }
@@ -262,7 +289,8 @@ pub(super) fn verify(
     let token = header(headers, "x-amz-security-token")?;
     match (&keys.session_token, token) {
         (None, None) => {}
-        (Some(expected), Some(given)) if bool::from(expected.as_bytes().ct_eq(given.as_bytes())) => {}
+        (Some(expected), Some(given))
+            if bool::from(expected.as_bytes().ct_eq(given.as_bytes())) => {}
         _ => return Err(Denial::UnknownKey),
     }
     let host = header(headers, "host")?.ok_or_else(|| malformed("no Host header"))?;
@@ -289,14 +317,19 @@ pub(super) fn verify(
     let mut signed = Vec::new();
     for name in &claimed.signed_headers {
         for value in headers.get_all(*name) {
-            let value = value
-                .to_str()
-                .map_err(|_| Denial::Malformed(format!("the signed header {name} is not visible ASCII")))?;
+            let value = value.to_str().map_err(|_| {
+                Denial::Malformed(format!("the signed header {name} is not visible ASCII"))
+            })?;
             signed.push((*name, value));
         }
     }
-    let signable = SignableRequest::new(parts.method.as_str(), &url, signed.into_iter(), signable_body)
-        .map_err(|error| Denial::Malformed(error.to_string()))?;
+    let signable = SignableRequest::new(
+        parts.method.as_str(),
+        &url,
+        signed.into_iter(),
+        signable_body,
+    )
+    .map_err(|error| Denial::Malformed(error.to_string()))?;
     let identity = Credentials::new(
         &keys.access_key_id,
         &keys.secret_access_key,
@@ -329,7 +362,9 @@ pub(super) fn verify(
 
 /// AWS's `RequestExpired` window: 15 minutes either way.
 fn check_window(signed_at: SystemTime, signed: &str, now: SystemTime) -> Result<(), Denial> {
-    let earliest = now.checked_sub(CLOCK_WINDOW).unwrap_or(SystemTime::UNIX_EPOCH);
+    let earliest = now
+        .checked_sub(CLOCK_WINDOW)
+        .unwrap_or(SystemTime::UNIX_EPOCH);
     let latest = now + CLOCK_WINDOW;
     if signed_at < earliest {
         return Err(Denial::Expired {
@@ -350,10 +385,12 @@ fn check_window(signed_at: SystemTime, signed: &str, now: SystemTime) -> Result<
 
 fn hex_lower(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut text, byte| {
-        let _ = write!(text, "{byte:02x}");
-        text
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut text, byte| {
+            let _ = write!(text, "{byte:02x}");
+            text
+        })
 }
 
 #[cfg(test)]
@@ -363,7 +400,10 @@ mod tests {
     #[test]
     fn credentials_parse_from_the_flag_and_the_environment() {
         let keys: SigV4Keys = "AKID:secret:tok".parse().unwrap();
-        assert_eq!(keys, SigV4Keys::new("AKID", "secret").with_session_token("tok"));
+        assert_eq!(
+            keys,
+            SigV4Keys::new("AKID", "secret").with_session_token("tok")
+        );
         assert!("AKID".parse::<SigV4Keys>().is_err());
         assert!(!format!("{keys:?}").contains("secret"));
         let env = |name: &str| match name {
@@ -386,7 +426,10 @@ mod tests {
             "Signature expired: 20260101T114459Z is now earlier than 20260101T114500Z \
              (20260101T120000Z - 15 min.)"
         );
-        assert!(matches!(at("20260101T121501Z"), Err(Denial::NotYetCurrent { .. })));
+        assert!(matches!(
+            at("20260101T121501Z"),
+            Err(Denial::NotYetCurrent { .. })
+        ));
     }
 
     #[test]
@@ -397,7 +440,12 @@ mod tests {
         assert_eq!(parsed.access_key, "AK");
         assert_eq!(parsed.region, "us-east-1");
         assert_eq!(parsed.signed_headers, ["host", "x-amz-date"]);
-        assert!(parse_authorization("AWS4-HMAC-SHA256 Credential=AK/x, SignedHeaders=host, Signature=a").is_err());
+        assert!(
+            parse_authorization(
+                "AWS4-HMAC-SHA256 Credential=AK/x, SignedHeaders=host, Signature=a"
+            )
+            .is_err()
+        );
         assert!(parse_authorization("Bearer x").is_err());
     }
 }

@@ -82,7 +82,7 @@ pub struct Emulator {
     seed: Option<u64>,
     shutdown_grace: Duration,
     agent_startup_timeout: Duration,
-    auth: Option<InboundAuth>,
+    auth: Option<Box<InboundAuth>>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -283,7 +283,7 @@ impl Emulator {
     /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
     /// ```
     pub fn auth(mut self, auth: InboundAuth) -> Self {
-        self.auth = Some(auth);
+        self.auth = Some(Box::new(auth));
         self
     }
 
@@ -402,7 +402,7 @@ impl Emulator {
         });
         let auth = match self.auth {
             Some(auth) => Some(Arc::new(
-                Guard::new(auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
+                Guard::new(*auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
             )),
             None => None,
         };

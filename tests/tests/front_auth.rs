@@ -517,3 +517,49 @@ async fn the_binarys_token_passes_its_jwt_auth() {
     let unsigned = front::post(&emulator, &invocations(ARN), &[], message()).await;
     assert_eq!(unsigned.status, 401, "{unsigned:?}");
 }
+
+/// An OIDC issuer: a discovery document naming `issuer` and its JWKS.
+async fn oidc(issuer: &TestIssuer, name: &str) -> wiremock::MockServer {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    let server = wiremock::MockServer::start().await;
+    let document = json!({ "issuer": name, "jwks_uri": format!("{}/jwks", server.uri()) });
+    Mock::given(method("GET"))
+        .and(path("/.well-known/openid-configuration"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(document))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/jwks"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(issuer.jwks()))
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn discovery_finds_the_issuers_keys_and_checks_its_iss() {
+    let issuer = TestIssuer::generate().unwrap();
+    // Our issuer's tokens say iss "a2a-emulator": a discovery document naming it passes.
+    let idp = oidc(&issuer, "a2a-emulator").await;
+    let discovery = format!("{}/.well-known/openid-configuration", idp.uri());
+    let emulator = Emulator::start(&["--auth", "jwt", "--jwt-discovery-url", discovery.as_str()]);
+    let token = issuer.token(&TokenRequest::new("frank")).unwrap();
+    let reply = post_bearer(&emulator, &token, &session_id("discovery"), message()).await;
+    assert_eq!(reply.result()["status"]["state"], "completed", "{reply:?}");
+    let metadata = front::get(&emulator, "/.well-known/oauth-protected-resource", &[]).await;
+    assert_eq!(
+        metadata.json()["authorization_servers"],
+        json!(["a2a-emulator"])
+    );
+
+    let other = oidc(&issuer, "https://idp.example").await;
+    let discovery = format!("{}/.well-known/openid-configuration", other.uri());
+    let emulator = Emulator::start(&["--auth", "jwt", "--jwt-discovery-url", discovery.as_str()]);
+    let reply = post_bearer(&emulator, &token, &session_id("discovery-iss"), message()).await;
+    assert_unauthorized(
+        &emulator,
+        &reply,
+        "Claim 'iss' value mismatch with configuration.",
+    );
+}

@@ -33,7 +33,9 @@ mod front;
 
 pub use a2a_core::error::ErrorProfile;
 pub use emulator::{Emulator, EmulatorError, Running};
-pub use front::auth::issuer::{TestIssuer, TokenRequest};
+pub use front::auth::issuer::{
+    ISSUER as JWT_ISSUER, KEY_FILE as JWT_KEY_FILE, TestIssuer, TokenRequest,
+};
 pub use front::auth::jwt::{JwtAuthorizer, JwtKeys};
 pub use front::auth::sigv4::SigV4Keys;
 pub use front::auth::{AuthError, InboundAuth};

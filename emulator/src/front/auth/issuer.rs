@@ -172,7 +172,7 @@ impl TestIssuer {
         })
     }
 
-    /// The key kept in `dir` ([`KEY_FILE`]), made (mode 0600) on first use.
+    /// The key kept in `dir` ([`JWT_KEY_FILE`](crate::JWT_KEY_FILE)), made (mode 0600) on first use.
     ///
     /// # Errors
     /// [`AuthError::Key`] when the file cannot be read, written or parsed.
@@ -219,7 +219,7 @@ impl TestIssuer {
         }
     }
 
-    /// A signed token: `iss` [`ISSUER`], `iat` now, and what `request` says.
+    /// A signed token: `iss` [`JWT_ISSUER`](crate::JWT_ISSUER), `iat` now, and what `request` says.
     ///
     /// # Errors
     /// [`AuthError::Key`] when signing fails.

@@ -35,7 +35,7 @@ pub enum JwtKeys {
     Discovery(String),
     /// A fixed key set; any `iss`.
     Jwks(JwkSet),
-    /// The emulator's own issuer's key; `iss` must be [`ISSUER`].
+    /// The emulator's own issuer's key; `iss` must be [`JWT_ISSUER`](crate::JWT_ISSUER).
     Issuer(Box<TestIssuer>),
 }
 

@@ -5,7 +5,7 @@
 //! | 0 | success |
 //! | 1 | the agent or platform answered with a JSON-RPC error, or cannot do what was asked |
 //! | 2 | bad usage or configuration (clap's own usage errors are 2 as well) |
-//! | 3 | no usable answer: cannot connect, HTTP error without a JSON-RPC body, invalid response or card, stream cut short, signing failed |
+//! | 3 | no usable answer: cannot connect, HTTP error without a JSON-RPC body, credentials refused (401, 403 AccessDenied), invalid response or card, stream cut short, signing failed |
 //! | 4 | throttled or session busy (-32053, retryable -32054), after every retry |
 //! | 5 | the task ended failed, rejected or canceled (`send`, `resubscribe`) |
 

@@ -91,6 +91,26 @@ pub enum Error {
     /// SigV4 signing failed (no credentials, no region).
     #[error("signing the request: {0}")]
     Signing(String),
+    /// HTTP 401: the endpoint wants a bearer token (an AgentCore runtime with a JWT
+    /// authorizer names its OAuth metadata in `WWW-Authenticate`).
+    #[error("unauthorized by {url}: {message}{}", resource_metadata.as_deref().map(|m| format!(" (OAuth metadata: {m})")).unwrap_or_default())]
+    Unauthorized {
+        /// The URL called.
+        url: String,
+        /// The server's message.
+        message: String,
+        /// The `resource_metadata` URL of the `Bearer` challenge (RFC 9728), if any.
+        resource_metadata: Option<String>,
+    },
+    /// HTTP 403 `AccessDeniedException` from AWS: the SigV4 signature, the credentials or
+    /// their permissions (or a runtime that wants a bearer token instead).
+    #[error("access denied by {url}: {message}")]
+    AccessDenied {
+        /// The URL called.
+        url: String,
+        /// AWS's message.
+        message: String,
+    },
 }
 
 impl Error {
@@ -108,6 +128,8 @@ impl Error {
         match self {
             Self::Rpc(error) => Some(error.http_status),
             Self::Http { status, .. } => Some(*status),
+            Self::Unauthorized { .. } => Some(401),
+            Self::AccessDenied { .. } => Some(403),
             Self::RetriesExhausted { last, .. } => last.http_status(),
             _ => None,
         }
@@ -118,6 +140,12 @@ impl Error {
         match self {
             Self::Rpc(error) => error.hint(),
             Self::RetriesExhausted { last, .. } => last.hint(),
+            Self::Unauthorized { .. } => Some(
+                "a bearer token is needed: pass --bearer TOKEN (or A2A_BEARER_TOKEN) from the issuer the OAuth metadata names; for the emulator, `a2a-emulator token` prints one",
+            ),
+            Self::AccessDenied { .. } => Some(
+                "check the SigV4 credentials (--sigv4, the AWS environment) and that they allow bedrock-agentcore:InvokeAgentRuntime; a runtime with a JWT authorizer wants --bearer instead",
+            ),
             Self::Http { status: 403, .. } => Some(
                 "access denied: check the credentials and that they allow bedrock-agentcore:InvokeAgentRuntime (use --sigv4 for AgentCore)",
             ),

@@ -39,6 +39,7 @@ pub mod card;
 mod client;
 pub mod error;
 pub mod protocol;
+mod refusal;
 pub mod retry;
 mod rpc;
 #[cfg(feature = "sigv4")]

@@ -257,11 +257,15 @@ impl Transport {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        let auth_headers = crate::refusal::AuthHeaders::of(response.headers());
         let body = self
             .idle_bounded(call, "the answer did not end", response.bytes())
             .await
             .map_err(fail)?
             .map_err(|error| fail(Error::transport(url, error)))?;
+        if let Some(refused) = crate::refusal::auth_refusal(url, status, &auth_headers, &body) {
+            return Err((refused, retry_after));
+        }
         if call.id.is_none() {
             // Not JSON-RPC (the card): a 2xx body is the answer; otherwise read an error.
             if (200..300).contains(&status) {

@@ -154,17 +154,60 @@ pub struct Args {
     /// The runtime's request header allowlist, comma-separated: the caller's headers
     /// AgentCore passes to the container (it drops every other one, and values over 4 KB).
     /// The default is what our AgentCore deployment allowlists: A2A-Version and
-    /// A2A-Extensions (a v1.0 client's) and Last-Event-ID (resuming a stream). An empty
-    /// value allowlists nothing. At most 20 names; no x-amz-*, no x-amzn-* but
+    /// A2A-Extensions (a v1.0 client's) and Last-Event-ID (resuming a stream), and with
+    /// `--auth jwt` also Authorization (so the agent sees its caller). An empty value
+    /// allowlists nothing. At most 20 names; no x-amz-*, no x-amzn-* but
     /// X-Amzn-Bedrock-AgentCore-Runtime-Custom-*, no restricted header (Accept, Content-*,
     /// Host, Cookie, …), no Authorization without a JWT authorizer.
-    #[arg(
-        long,
-        env = "A2A_REQUEST_HEADER_ALLOWLIST",
-        value_name = "NAME,…",
-        default_value = "A2A-Version,A2A-Extensions,Last-Event-ID"
-    )]
-    pub request_header_allowlist: String,
+    #[arg(long, env = "A2A_REQUEST_HEADER_ALLOWLIST", value_name = "NAME,…")]
+    pub request_header_allowlist: Option<String>,
+
+    /// Inbound auth, as an AgentCore runtime's (default: none): `sigv4` (requests signed
+    /// for bedrock-agentcore with --sigv4-credentials, else AWS_ACCESS_KEY_ID and
+    /// AWS_SECRET_ACCESS_KEY; else 403 AccessDeniedException) or `jwt` (a bearer token
+    /// checked as a customJWTAuthorizer does; else 401 with WWW-Authenticate).
+    #[arg(long, env = "A2A_AUTH", value_parser = ["sigv4", "jwt"])]
+    pub auth: Option<String>,
+
+    /// The credentials `--auth sigv4` checks signatures with:
+    /// `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`.
+    #[arg(long, env = "A2A_SIGV4_CREDENTIALS", hide_env_values = true)]
+    pub sigv4_credentials: Option<crate::SigV4Keys>,
+
+    /// `--auth jwt`: the issuer's OIDC discovery URL (…/.well-known/openid-configuration);
+    /// its jwks_uri is fetched and cached. Default: the emulator's own key.
+    #[arg(long, env = "A2A_JWT_DISCOVERY_URL", conflicts_with = "jwt_jwks")]
+    pub jwt_discovery_url: Option<String>,
+
+    /// `--auth jwt`: a JWKS file of the issuer's public keys (instead of discovery).
+    #[arg(long, env = "A2A_JWT_JWKS")]
+    pub jwt_jwks: Option<std::path::PathBuf>,
+
+    /// `--auth jwt`: allowedAudience, comma-separated (a token's `aud` must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_AUDIENCE", value_delimiter = ',')]
+    pub jwt_allowed_audience: Vec<String>,
+
+    /// `--auth jwt`: allowedClients, comma-separated (a token's `client_id` must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_CLIENTS", value_delimiter = ',')]
+    pub jwt_allowed_clients: Vec<String>,
+
+    /// `--auth jwt`: allowedScopes, comma-separated (one of a token's scopes must be one).
+    #[arg(long, env = "A2A_JWT_ALLOWED_SCOPES", value_delimiter = ',')]
+    pub jwt_allowed_scopes: Vec<String>,
+
+    /// The emulator's own JWT signing key (PEM: P-256 PKCS#8 or RSA PKCS#1), for `token`
+    /// and `--auth jwt`, instead of the one kept under --state-dir.
+    #[arg(long, env = "A2A_JWT_SIGNING_KEY", global = true)]
+    pub jwt_signing_key: Option<std::path::PathBuf>,
+
+    /// Where the emulator keeps its JWT signing key (default: $XDG_STATE_HOME/a2a-emulator
+    /// or ~/.local/state/a2a-emulator).
+    #[arg(long, env = "A2A_EMULATOR_STATE_DIR", global = true)]
+    pub state_dir: Option<std::path::PathBuf>,
+
+    /// `token` prints a JWT for `--auth jwt`; without a subcommand the emulator serves.
+    #[command(subcommand)]
+    pub command: Option<crate::auth_flags::Command>,
 }
 
 impl Args {
@@ -224,7 +267,7 @@ impl Args {
     ) -> Result<Server, EmulatorError> {
         let address = SocketAddr::new(self.host, self.port);
         let grace = Duration::from_secs(self.shutdown_grace_seconds);
-        let public_url = self.public_url(env);
+        let public_url = self.public_url(&env);
         if self.container_only {
             let mut container = Container::new(self.agent.agent())
                 .address(address)
@@ -285,17 +328,23 @@ impl Args {
         if let Some(seed) = self.seed {
             emulator = emulator.seed(seed);
         }
-        emulator = emulator.request_header_allowlist(self.request_header_names());
+        if let Some(names) = self.request_header_names() {
+            emulator = emulator.request_header_allowlist(names);
+        }
+        if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
+            emulator = emulator.auth(auth);
+        }
         Ok(Server(Target::Front(emulator)))
     }
 
     /// `--request-header-allowlist` as names (none for an empty value).
-    fn request_header_names(&self) -> Vec<String> {
-        let list = self.request_header_allowlist.trim();
+    /// The allowlist given, if one was (`None`: the emulator's default).
+    fn request_header_names(&self) -> Option<Vec<String>> {
+        let list = self.request_header_allowlist.as_deref()?.trim();
         if list.is_empty() {
-            return Vec::new();
+            return Some(Vec::new());
         }
-        list.split(',').map(|name| name.trim().to_owned()).collect()
+        Some(list.split(',').map(|name| name.trim().to_owned()).collect())
     }
 
     /// The card's URL: `--public-url`, else `AGENTCORE_RUNTIME_URL` with a trailing slash,
@@ -481,15 +530,15 @@ mod tests {
     }
 
     #[test]
-    fn the_allowlist_flag_defaults_to_what_infra_deploys() {
-        assert_eq!(
-            args(&[]).request_header_names(),
-            crate::DEFAULT_REQUEST_HEADER_ALLOWLIST
-        );
+    fn the_allowlist_flag_defaults_to_the_emulators_default() {
+        assert_eq!(args(&[]).request_header_names(), None);
         let empty = args(&["--request-header-allowlist", ""]);
-        assert!(empty.request_header_names().is_empty());
+        assert_eq!(empty.request_header_names(), Some(Vec::new()));
         let listed = args(&["--request-header-allowlist", "A2A-Version, X-Tenant"]);
-        assert_eq!(listed.request_header_names(), ["A2A-Version", "X-Tenant"]);
+        assert_eq!(
+            listed.request_header_names().unwrap(),
+            ["A2A-Version", "X-Tenant"]
+        );
     }
 
     #[tokio::test]

@@ -16,12 +16,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::RequestHeaderAllowlist;
+use crate::front::auth::{Guard, InboundAuth};
 use crate::front::container::{AgentFactory, Backend, Upstream};
 use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
 use crate::front::process::{ProcessSpec, Processes};
 use crate::front::sessions::{self, SessionPolicy, Sessions};
 use crate::front::{self, FrontConfig};
+use crate::{DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist};
 
 /// Why an emulator could not start or serve.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +63,9 @@ enum Target {
 /// How long an agent process gets between SIGTERM and SIGKILL.
 const AGENT_STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The header a JWT runtime's allowlist adds by default.
+const AUTHORIZATION_HEADER: &str = "Authorization";
+
 /// An AgentCore Runtime emulator around an agent, built like a test double: set what the
 /// test needs, [`start`](Emulator::start) it, read its [`url`](Running::url).
 ///
@@ -87,6 +91,7 @@ pub struct Emulator {
     agent_startup_timeout: Duration,
     /// The request header allowlist as given (checked at start); `None`: the default.
     request_header_allowlist: Option<Vec<String>>,
+    auth: Option<Box<InboundAuth>>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -162,6 +167,7 @@ impl Emulator {
             shutdown_grace: Duration::from_secs(10),
             agent_startup_timeout: Duration::from_secs(30),
             request_header_allowlist: None,
+            auth: None,
         }
     }
 
@@ -299,6 +305,30 @@ impl Emulator {
         self
     }
 
+    /// Authenticates callers as an AgentCore runtime does (default: off): SigV4 with the
+    /// given credentials, or a JWT authorizer.
+    ///
+    /// ```
+    /// use a2a_emulator::{Emulator, InboundAuth, JwtAuthorizer, TestIssuer, TokenRequest};
+    /// use a2a_server::agents::EchoAgent;
+    ///
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let issuer = TestIssuer::generate()?;
+    /// let authorizer = JwtAuthorizer::trusting(&issuer).allowed_scopes(["a2a/invoke"]);
+    /// let emulator = Emulator::new(EchoAgent).auth(InboundAuth::Jwt(authorizer)).start().await?;
+    /// let token = issuer.token(&TokenRequest::new("alice").scope("a2a/invoke"))?;
+    /// // Send it as `Authorization: Bearer {token}` to emulator.url().
+    /// # let _ = token;
+    /// emulator.shutdown().await?;
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn auth(mut self, auth: InboundAuth) -> Self {
+        self.auth = Some(Box::new(auth));
+        self
+    }
+
     /// What runs behind the front, for the startup line.
     pub fn describe(&self) -> String {
         match &self.target {
@@ -356,9 +386,21 @@ impl Emulator {
                  (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
             )));
         }
-        // The runtime has no customJWTAuthorizer until inbound JWT auth lands.
-        let jwt_authorizer = false;
+        // Authorization may be allowlisted only on a runtime with a customJWTAuthorizer
+        // (runtime-header-allowlist page); ours, by default, allowlists it there, so the
+        // container sees the caller the platform checked.
+        let jwt_authorizer = self
+            .auth
+            .as_deref()
+            .is_some_and(InboundAuth::forwards_authorization);
         let request_header_allowlist = match &self.request_header_allowlist {
+            None if jwt_authorizer => RequestHeaderAllowlist::new(
+                DEFAULT_REQUEST_HEADER_ALLOWLIST
+                    .iter()
+                    .copied()
+                    .chain([AUTHORIZATION_HEADER]),
+                true,
+            )?,
             None => RequestHeaderAllowlist::default(),
             Some(names) => RequestHeaderAllowlist::new(names, jwt_authorizer)?,
         };
@@ -418,6 +460,12 @@ impl Emulator {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| elapsed.as_nanos() as u64)
         });
+        let auth = match self.auth {
+            Some(auth) => Some(Arc::new(
+                Guard::new(*auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
+            )),
+            None => None,
+        };
         let config = FrontConfig {
             base_url: format!("http://{}", graceful::reachable(bound)),
             runtime_arn: self.runtime_arn,
@@ -428,6 +476,7 @@ impl Emulator {
             default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
             interface_path: a2a_server::http::interface_path(public_url),
             request_header_allowlist,
+            auth,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

@@ -26,6 +26,7 @@
 //! its flags ([`cli::Args`]), each an [`Emulator`] setter, and [`cli::Args::build`] is
 //! what it serves.
 
+pub mod auth_flags;
 pub mod cli;
 mod emulator;
 mod front;
@@ -35,5 +36,11 @@ pub use emulator::{Emulator, EmulatorError, Running};
 pub use front::allowlist::{
     AllowlistError, DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist,
 };
+pub use front::auth::issuer::{
+    ISSUER as JWT_ISSUER, KEY_FILE as JWT_KEY_FILE, TestIssuer, TokenRequest,
+};
+pub use front::auth::jwt::{JwtAuthorizer, JwtKeys};
+pub use front::auth::sigv4::SigV4Keys;
+pub use front::auth::{AuthError, InboundAuth};
 pub use front::is_runtime_arn;
 pub use front::limits::{BadFaultSpec, FaultSpec};

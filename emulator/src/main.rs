@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use a2a_emulator::auth_flags::Command;
 use a2a_emulator::cli::Args;
 use clap::Parser as _;
 
@@ -12,6 +13,19 @@ mod serve;
 async fn main() -> ExitCode {
     let args = Args::parse();
     args.init_logging();
+    if let Some(Command::Token(token)) = &args.command {
+        return match a2a_emulator::auth_flags::token(&args, token, &|name| std::env::var(name).ok())
+        {
+            Ok(jwt) => {
+                println!("{jwt}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("a2a-emulator token: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match serve::run(&args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -4,7 +4,9 @@
 # Then the reverse: our `a2a` CLI against echo agents built on the official SDKs'
 # servers (python/echo_server.py, js/echo_server.js; python/test_our_cli.py starts them).
 # And the Python SDK's echo agent run once per session by `a2a-emulator --agent-cmd`
-# (python/test_agent_cmd.py starts that emulator itself).
+# (python/test_agent_cmd.py starts that emulator itself). And both official clients with a
+# bearer token from `a2a-emulator token` through `--auth jwt` (python/test_jwt_auth.py,
+# js/jwt_auth.test.js start their own emulators).
 # Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
 set -euo pipefail
 
@@ -77,8 +79,10 @@ echo "interop: Python a2a-sdk"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_official_client.py) || status=1
 echo "interop: Python a2a-sdk agent run per session by a2a-emulator --agent-cmd"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_agent_cmd.py) || status=1
-echo "interop: JS @a2a-js/sdk"
-(cd "$here/js" && node --test) || status=1
+echo "interop: Python a2a-sdk with a token from a2a-emulator token, through --auth jwt"
+(cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_jwt_auth.py) || status=1
+echo "interop: JS @a2a-js/sdk (jwt_auth.test.js starts its own emulator with --auth jwt)"
+(cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
 (cd "$root" && cargo build -q -p a2a-cli)

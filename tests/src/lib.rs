@@ -40,7 +40,7 @@ pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
 /// Environment variables the emulator (or its agents) read: cleared for every run so the
 /// tests do not depend on the caller's environment.
-const EMULATOR_ENV: [&str; 26] = [
+const EMULATOR_ENV: [&str; 35] = [
     "A2A_HOST",
     "A2A_PORT",
     "A2A_AGENT",
@@ -60,6 +60,15 @@ const EMULATOR_ENV: [&str; 26] = [
     "A2A_REQUEST_TIMEOUT",
     "A2A_FAULT",
     "A2A_SEED",
+    "A2A_AUTH",
+    "A2A_SIGV4_CREDENTIALS",
+    "A2A_JWT_DISCOVERY_URL",
+    "A2A_JWT_JWKS",
+    "A2A_JWT_ALLOWED_AUDIENCE",
+    "A2A_JWT_ALLOWED_CLIENTS",
+    "A2A_JWT_ALLOWED_SCOPES",
+    "A2A_JWT_SIGNING_KEY",
+    "A2A_EMULATOR_STATE_DIR",
     "AGENTCORE_RUNTIME_URL",
     "PORT",
     "TCK_STREAMING_TIMEOUT",

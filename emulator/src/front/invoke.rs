@@ -178,11 +178,14 @@ impl Front {
             tokio::time::sleep(latency).await;
         }
         if let Some(fault) = self.config.faults.as_ref().and_then(FaultInjector::draw) {
+            if fault == Fault::AccessDenied {
+                return super::auth::unsigned(headers.get(&super::PLATFORM_REQUEST_ID));
+            }
             let refusal = match fault {
                 Fault::Throttle => Refusal::Throttled,
                 Fault::Conflict => Refusal::SessionBusy,
                 Fault::RuntimeError => Refusal::RuntimeUnavailable,
-                Fault::Internal => Refusal::Internal,
+                Fault::Internal | Fault::AccessDenied => Refusal::Internal,
             };
             let detail = format!("injected fault {fault:?}");
             return platform_error(refusal, request_id_of(&body), &detail);

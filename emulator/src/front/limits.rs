@@ -53,12 +53,14 @@ pub struct FaultSpec {
     pub internal: f64,
     /// Added before every invocation.
     pub latency: Duration,
+    /// 403 AccessDeniedException, exactly what an unsigned request to a SigV4 runtime gets.
+    pub access_denied: f64,
 }
 
 /// A fault specification that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P (P from 0 to 1) and latency=200ms"
+    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, access-denied=P (P from 0 to 1) and latency=200ms"
 )]
 pub struct BadFaultSpec(String);
 
@@ -88,6 +90,7 @@ impl FromStr for FaultSpec {
                 "conflict" => spec.conflict = probability()?,
                 "runtime-error" => spec.runtime_error = probability()?,
                 "internal" => spec.internal = probability()?,
+                "access-denied" => spec.access_denied = probability()?,
                 "latency" => {
                     spec.latency = parse_duration(value.trim()).ok_or_else(|| {
                         BadFaultSpec(format!(
@@ -123,6 +126,8 @@ pub enum Fault {
     RuntimeError,
     /// Answer an internal error.
     Internal,
+    /// Answer AWS's 403 AccessDenied.
+    AccessDenied,
 }
 
 /// Draws faults from a seeded generator, so a run is reproducible with `--seed`.
@@ -155,6 +160,7 @@ impl FaultInjector {
             (self.spec.conflict, Fault::Conflict),
             (self.spec.runtime_error, Fault::RuntimeError),
             (self.spec.internal, Fault::Internal),
+            (self.spec.access_denied, Fault::AccessDenied),
         ] {
             edge += probability;
             if roll < edge {

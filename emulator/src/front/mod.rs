@@ -9,6 +9,7 @@
 
 pub mod allowlist;
 mod arn;
+pub mod auth;
 #[expect(
     dead_code,
     reason = "answers the SigV4 step and StopRuntimeSession, landing in this change"
@@ -80,6 +81,8 @@ pub struct FrontConfig {
     pub interface_path: Option<String>,
     /// The caller's headers that reach the container (besides the platform's own).
     pub request_header_allowlist: allowlist::RequestHeaderAllowlist,
+    /// Inbound auth, checked before anything else (`None`: off).
+    pub auth: Option<Arc<auth::Guard>>,
 }
 
 struct Front {
@@ -159,8 +162,17 @@ fn handle(front: Arc<Front>, request: Request) -> impl Future<Output = Response>
         // own is replaced).
         parts.headers.insert(&PLATFORM_REQUEST_ID, value.clone());
     }
-    // Refusals decided now are logged in the request's span, as those decided later.
-    let (answer, session) = match span.in_scope(|| front.plan(parts, body)) {
+    let plan = match &front.config.auth {
+        // Inbound auth reads and checks the request before it is planned (boxed: auth on).
+        Some(guard) => {
+            let guard = Arc::clone(guard);
+            let checked = auth::guard(Arc::clone(&front), guard, parts, body, request_id.clone());
+            Plan::Wait(Box::pin(checked), None)
+        }
+        // Refusals decided now are logged in the request's span, as those decided later.
+        None => span.in_scope(|| front.plan(parts, body)),
+    };
+    let (answer, session) = match plan {
         Plan::Answered(response, session) => (Either::Left(ready(response)), session),
         Plan::Invoke(invocation, session) => {
             (Either::Right(Either::Left(invocation.run())), Some(session))

@@ -1,0 +1,263 @@
+//! Inbound auth, AgentCore's two kinds (one per runtime): IAM SigV4 ([`sigv4`]) or a
+//! `customJWTAuthorizer` ([`jwt`]), as "Authenticate and authorize with Inbound Auth and
+//! Outbound Auth" describes
+//! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-oauth.html>).
+//!
+//! A step of its own before the front's routing: with auth off the front pays one branch;
+//! with it on, the request's body is read first (SigV4 signs it), checked, then handed to
+//! the front as it came.
+//!
+//! Refusals, from the A2A protocol contract
+//! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-a2a-protocol-contract.html>):
+//! SigV4 runtimes answer 403 `AccessDeniedException` without `WWW-Authenticate`; OAuth
+//! runtimes answer a missing or invalid token with 401 and
+//! `WWW-Authenticate: Bearer resource_metadata="…/invocations/.well-known/oauth-protected-resource?qualifier=…"`,
+//! and serve that RFC 9728 document. A request of the other kind is refused with 403
+//! AccessDenied "Authorization method mismatch…".
+
+pub mod issuer;
+pub mod jwt;
+mod metadata;
+pub mod sigv4;
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use a2a_core::error::Refusal;
+use a2a_core::jsonrpc::Id;
+use axum::body::{Body, Bytes};
+use axum::http::request::Parts;
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::aws_error::AwsError;
+use super::errors::platform_error;
+use super::{Front, Plan, SESSION, request_id_of};
+use jwt::{JwtAuthorizer, TokenRefusal, Verifier};
+use sigv4::{Denial, SigV4Keys};
+
+/// The message AWS answers a request authenticated the other way than the runtime's.
+pub const METHOD_MISMATCH: &str = "Authorization method mismatch. The agent is configured for a \
+    different authorization method than what was used in your request. Check the agent's \
+    authorization configuration and ensure your request uses the matching method (OAuth or SigV4)";
+/// AgentCore's JSON-RPC code on an OAuth refusal.
+pub const UNAUTHORIZED_CODE: i64 = -32001;
+/// The message of a 401 for a request without a bearer token.
+pub const MISSING_BEARER: &str = "Missing Authentication Token";
+
+/// Why an auth setting cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// A setting (flag, file) is invalid.
+    #[error("{0}")]
+    Config(String),
+    /// A signing key cannot be made, read or used.
+    #[error("JWT signing key: {0}")]
+    Key(String),
+}
+
+/// How the front authenticates callers (default: not at all).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum InboundAuth {
+    /// IAM SigV4 for `bedrock-agentcore`, with these credentials.
+    SigV4(SigV4Keys),
+    /// A `customJWTAuthorizer`.
+    Jwt(JwtAuthorizer),
+}
+
+impl InboundAuth {
+    /// Whether the caller's `Authorization` reaches the container: in `jwt` mode it does
+    /// (the checked bearer token, whose claims name the caller: `Identity::AgentCore`,
+    /// owner `jwt:{iss}|{sub}`); AWS forwards it only with a JWT authorizer and only when
+    /// allowlisted (runtime-header-allowlist page,
+    /// <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>).
+    /// What the request-header allowlist consults.
+    pub fn forwards_authorization(&self) -> bool {
+        matches!(self, Self::Jwt(_))
+    }
+}
+
+/// The configured check, built once at startup.
+pub enum Guard {
+    /// SigV4 with these credentials.
+    SigV4(SigV4Keys),
+    /// A JWT authorizer, keys precomputed or cached.
+    Jwt(Verifier),
+}
+
+impl Guard {
+    /// Ready for requests.
+    ///
+    /// # Errors
+    /// [`AuthError::Config`] for an unusable setting.
+    pub fn new(auth: InboundAuth) -> Result<Self, AuthError> {
+        Ok(match auth {
+            InboundAuth::SigV4(keys) => Self::SigV4(keys),
+            InboundAuth::Jwt(config) => Self::Jwt(Verifier::new(config)?),
+        })
+    }
+
+    /// [`InboundAuth::forwards_authorization`], for the front's request-header allowlist:
+    /// in `jwt` mode the caller's `Authorization` reaches the container.
+    #[expect(
+        dead_code,
+        reason = "the request-header allowlist (issue 16, headers) consults it once merged"
+    )]
+    pub fn forwards_authorization(&self) -> bool {
+        matches!(self, Self::Jwt(_))
+    }
+}
+
+/// Answers the request once it passes the check: the auth step in front of
+/// [`Front::plan`]. Sets the session header itself.
+pub(super) async fn guard(
+    front: Arc<Front>,
+    guard: Arc<Guard>,
+    parts: Parts,
+    body: Body,
+    request_id: Option<HeaderValue>,
+) -> Response {
+    if let Guard::Jwt(verifier) = &*guard
+        && parts.method == Method::GET
+        && let Some(path) = metadata::resource_path(parts.uri.path())
+    {
+        return metadata::document(verifier, &front.config.base_url, path, parts.uri.query()).await;
+    }
+    let limit = front.config.max_body_bytes;
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        let detail = format!("the payload is larger than {limit} bytes (or could not be read)");
+        return platform_error(Refusal::PlatformValidation, Id::Null, &detail);
+    };
+    let scheme = authorization_scheme(&parts);
+    let refused = match (&*guard, scheme) {
+        (Guard::SigV4(_), Scheme::Bearer) | (Guard::Jwt(_), Scheme::SigV4) => Some(access_denied(
+            METHOD_MISMATCH,
+            "authorization method mismatch",
+            request_id.as_ref(),
+        )),
+        (Guard::SigV4(keys), _) => sigv4::verify(keys, &parts, &bytes, SystemTime::now())
+            .err()
+            .map(|denial| denied(&denial, request_id.as_ref())),
+        (Guard::Jwt(verifier), Scheme::Bearer) => {
+            let token = bearer_token(&parts).unwrap_or_default();
+            match verifier.verify(token).await {
+                Ok(claims) => {
+                    tracing::debug!(sub = ?claims.get("sub"), "bearer token accepted");
+                    None
+                }
+                Err(refusal) => Some(token_refused(
+                    &refusal,
+                    &front,
+                    &parts,
+                    &bytes,
+                    request_id.as_ref(),
+                )),
+            }
+        }
+        (Guard::Jwt(_), Scheme::None) => Some(unauthorized(MISSING_BEARER, &front, &parts, &bytes)),
+    };
+    if let Some(response) = refused {
+        return response;
+    }
+    let (mut response, session) = match front.plan(parts, Body::from(bytes)) {
+        Plan::Answered(response, session) => (response, session),
+        Plan::Invoke(invocation, session) => (invocation.run().await, Some(session)),
+        Plan::Wait(answer, session) => (answer.await, session),
+    };
+    if let Some(session) = session {
+        response.headers_mut().insert(&SESSION, session);
+    }
+    response
+}
+
+/// How a request says it is authenticated.
+enum Scheme {
+    None,
+    Bearer,
+    SigV4,
+}
+
+fn authorization_scheme(parts: &Parts) -> Scheme {
+    let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+        return Scheme::None;
+    };
+    let value = value.as_bytes();
+    if value.starts_with(sigv4::SCHEME.as_bytes()) {
+        Scheme::SigV4
+    } else if value.len() > 7 && value[..7].eq_ignore_ascii_case(b"bearer ") {
+        Scheme::Bearer
+    } else {
+        Scheme::None
+    }
+}
+
+fn bearer_token(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    value.get(7..).map(str::trim)
+}
+
+/// AWS's 403 AccessDenied; `why` is logged.
+fn access_denied(message: &str, why: &str, request_id: Option<&HeaderValue>) -> Response {
+    tracing::info!(why, "inbound auth refused the request (403)");
+    AwsError::AccessDenied.response(message, request_id)
+}
+
+fn denied(denial: &Denial, request_id: Option<&HeaderValue>) -> Response {
+    let message = denial.message();
+    access_denied(&message, &message, request_id)
+}
+
+/// The 403 an unsigned request gets from a SigV4 runtime (also the `access-denied` fault).
+pub(crate) fn unsigned(request_id: Option<&HeaderValue>) -> Response {
+    denied(&Denial::Unsigned, request_id)
+}
+
+fn token_refused(
+    refusal: &TokenRefusal,
+    front: &Front,
+    parts: &Parts,
+    body: &Bytes,
+    request_id: Option<&HeaderValue>,
+) -> Response {
+    match refusal {
+        TokenRefusal::Unparseable => access_denied(
+            "OAuth authorization failed: Failed to parse token",
+            "the bearer token is not a JWT",
+            request_id,
+        ),
+        TokenRefusal::Invalid(message) => unauthorized(message, front, parts, body),
+        TokenRefusal::KeysUnavailable(detail) => {
+            platform_error(Refusal::Internal, request_id_of(body), detail)
+        }
+    }
+}
+
+/// AgentCore's 401 for an OAuth runtime: the metadata URL in `WWW-Authenticate` and a
+/// JSON-RPC error that echoes the request's id.
+fn unauthorized(message: &str, front: &Front, parts: &Parts, body: &[u8]) -> Response {
+    tracing::info!(why = message, "inbound auth refused the bearer token (401)");
+    let url = metadata::url_for(&front.config.base_url, parts.uri.path(), parts.uri.query());
+    let challenge = format!("Bearer resource_metadata=\"{url}\"");
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": request_id_of(body),
+        "error": { "code": UNAUTHORIZED_CODE, "message": message },
+    });
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::try_from(challenge) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static("www-authenticate"), value);
+    }
+    response
+}

@@ -1,6 +1,7 @@
 //! The client: built from a base URL (card resolution) or a known endpoint, then one method
 //! per A2A operation.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::{Operation, ProtocolVersion, model};
@@ -16,7 +17,7 @@ use crate::retry::RetryPolicy;
 use a2a_core::agentcore::SESSION_ID_LENGTH;
 
 use crate::rpc::{self, Call, Outcome, Transport};
-use crate::stream::EventStream;
+use crate::stream::{EventStream, Resume};
 
 /// Default connect timeout.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -126,7 +127,7 @@ impl ClientBuilder {
         let card = fetch_card(&transport, &card::card_url(&base)?).await?;
         let endpoint = card.select(version)?;
         Ok(Client {
-            transport,
+            transport: Arc::new(transport),
             endpoint,
             card: Some(card),
         })
@@ -144,7 +145,7 @@ impl ClientBuilder {
             version: version.unwrap_or(ProtocolVersion::V1_0),
         };
         Ok(Client {
-            transport,
+            transport: Arc::new(transport),
             endpoint,
             card: None,
         })
@@ -154,7 +155,8 @@ impl ClientBuilder {
 /// An A2A client bound to one agent interface and one session.
 #[derive(Debug)]
 pub struct Client {
-    transport: Transport,
+    /// Shared with the streams it opens, which resubscribe through it.
+    transport: Arc<Transport>,
     endpoint: Endpoint,
     card: Option<AgentCard>,
 }
@@ -169,6 +171,7 @@ async fn fetch_card(transport: &Transport, url: &Url) -> Result<AgentCard, Error
         accept: "application/json",
         id: None,
         streaming: false,
+        last_event_id: None,
     };
     match transport.execute(&call).await? {
         Outcome::Body(body) => AgentCard::parse(url.clone(), &body),
@@ -261,6 +264,7 @@ impl Client {
             StreamKind::Send,
             Operation::Stream,
             protocol::send_params(self.version(), params),
+            None,
         )
         .await
     }
@@ -335,6 +339,7 @@ impl Client {
             StreamKind::Subscription,
             Operation::Subscribe,
             protocol::subscribe_params(self.version(), &params),
+            Some(id),
         )
         .await
     }
@@ -383,6 +388,7 @@ impl Client {
             },
             id: Some(id),
             streaming,
+            last_event_id: None,
         };
         Ok((id, self.transport.execute(&call).await?))
     }
@@ -400,13 +406,21 @@ impl Client {
         }
     }
 
+    /// Opens a stream; one cut short resubscribes once to its task (`subscribed_to`, or
+    /// the task its events name).
     async fn open_stream(
         &self,
         kind: StreamKind,
         operation: Operation,
         params: Value,
+        subscribed_to: Option<&str>,
     ) -> Result<EventStream, Error> {
         let url = self.endpoint.url.to_string();
+        let resume = Resume::new(
+            Arc::clone(&self.transport),
+            self.endpoint.url.clone(),
+            self.version(),
+        );
         match self.post(operation, &params, true).await? {
             (id, Outcome::Stream(response)) => Ok(EventStream::new(
                 url,
@@ -414,7 +428,8 @@ impl Client {
                 id,
                 response,
                 self.transport.stream_idle,
-            )),
+            )
+            .resuming(resume, subscribed_to)),
             (id, Outcome::Body(body)) => Ok(EventStream::single(
                 url,
                 (self.version(), kind),

@@ -67,6 +67,22 @@ pub enum Error {
         /// How it ended.
         detail: String,
     },
+    /// A stream was cut before its end and the one resubscription to its task
+    /// (`tasks/resubscribe`, `SubscribeToTask`) was refused or failed; `source` says how
+    /// (a server without resubscription answers -32004 UnsupportedOperation, say).
+    #[error(
+        "the stream from {url} was cut ({cut}) and resubscribing to task {task_id} failed: {source}"
+    )]
+    StreamResumeFailed {
+        /// The URL called.
+        url: String,
+        /// The task resubscribed to.
+        task_id: String,
+        /// How the stream was cut.
+        cut: String,
+        /// Why the resubscription failed.
+        source: Box<Error>,
+    },
     /// The operation is not available with this agent or protocol version.
     #[error("{operation} is not supported: {reason}")]
     Unsupported {
@@ -119,6 +135,7 @@ impl Error {
         match self {
             Self::Rpc(error) => Some(error),
             Self::RetriesExhausted { last, .. } => last.rpc(),
+            Self::StreamResumeFailed { source, .. } => source.rpc(),
             _ => None,
         }
     }

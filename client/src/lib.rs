@@ -19,7 +19,9 @@
 //! - **Auth**: bearer token, API key header, or SigV4 for `bedrock-agentcore` ([`Auth`]).
 //! - **Streams**: SSE decoded as it arrives into typed events ([`EventStream`]); a send
 //!   stream ends when the task ends or waits for the client, a subscription when it ends; a
-//!   stream cut short, or silent past [`STREAM_IDLE_TIMEOUT`], says so.
+//!   stream cut short resubscribes once to its task with `Last-Event-ID` and goes on
+//!   without repeating an event; cut again, or silent past [`STREAM_IDLE_TIMEOUT`], it
+//!   says so.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), a2a_client::Error> {

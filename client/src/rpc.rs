@@ -21,6 +21,9 @@ use crate::auth::Auth;
 use crate::error::{Error, RpcError};
 use crate::retry::{RetryPolicy, is_retryable};
 
+/// The header a client resuming an SSE stream sends (WHATWG HTML, server-sent events).
+const LAST_EVENT_ID: &str = "last-event-id";
+
 /// A new session id: `a2a-` and a UUID without dashes (36 characters).
 pub fn new_session_id() -> String {
     format!("a2a-{}", uuid::Uuid::new_v4().simple())
@@ -56,6 +59,9 @@ pub struct Call<'a> {
     /// A stream: 2xx `text/event-stream` answers are handed back unread, and no overall
     /// timeout applies.
     pub streaming: bool,
+    /// `Last-Event-ID`: the SSE id of the last event a cut stream delivered, so that the
+    /// server resumes after it.
+    pub last_event_id: Option<&'a str>,
 }
 
 /// A call's outcome.
@@ -211,6 +217,12 @@ impl Transport {
         }
         if let Some(ProtocolVersion::V1_0) = call.version {
             builder = builder.header(VERSION_HEADER, ProtocolVersion::V1_0.as_str());
+        }
+        if let Some(last) = call
+            .last_event_id
+            .and_then(|id| HeaderValue::try_from(id).ok())
+        {
+            builder = builder.header(LAST_EVENT_ID, last);
         }
         if let Some(body) = &call.body {
             builder = builder

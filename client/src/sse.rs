@@ -1,14 +1,26 @@
 //! A Server-Sent Events decoder, as the WHATWG HTML standard defines the format, fed bytes
 //! in whatever chunks the network delivers.
 //!
-//! Only `data` matters to A2A (each event's data is one JSON-RPC response); `event`, `id`,
-//! `retry` and comments are read and ignored. Lines end with LF, CRLF or CR; an event ends
+//! A2A reads `data` (each event's data is one JSON-RPC response) and `id` (where a cut
+//! stream resumes, sent back as `Last-Event-ID`); `event`, `retry` and comments are read
+//! and ignored. Lines end with LF, CRLF or CR; an event ends
 //! at a blank line; several `data` lines are joined with LF. A partial event still buffered
 //! when the body ends is dropped, as the standard says.
+
+/// One event: its data, and the id its own `id` field gave it, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `data` lines, joined with LF.
+    pub data: String,
+    /// The `id` field of this event (an id without NUL, as the standard keeps).
+    pub id: Option<String>,
+}
 
 /// Incremental SSE decoder.
 #[derive(Debug, Default)]
 pub struct Decoder {
+    /// `id` of the event being read.
+    id: Option<String>,
     /// Bytes of the line being read (not yet ended).
     line: Vec<u8>,
     /// `data` of the event being read.
@@ -30,8 +42,8 @@ impl Decoder {
         Self::default()
     }
 
-    /// Feeds a chunk; returns the data of every event it completed, in order.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+    /// Feeds a chunk; returns every event it completed, in order.
+    pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
         for &byte in chunk {
             if !self.started {
@@ -64,14 +76,15 @@ impl Decoder {
 
     /// True when part of an event is buffered (the stream stopped mid-event).
     pub fn has_partial_event(&self) -> bool {
-        !self.line.is_empty() || self.data.is_some()
+        !self.line.is_empty() || self.data.is_some() || self.id.is_some()
     }
 
-    fn end_line(&mut self, events: &mut Vec<String>) {
+    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
+            let id = self.id.take();
             if let Some(data) = self.data.take() {
-                events.push(data);
+                events.push(SseEvent { data, id });
             }
             return;
         }
@@ -83,6 +96,9 @@ impl Decoder {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line.as_ref(), ""),
         };
+        if field == "id" && !value.contains('\0') {
+            self.id = Some(value.to_owned());
+        }
         if field == "data" {
             match &mut self.data {
                 Some(data) => {
@@ -102,12 +118,30 @@ mod tests {
     const TWO_EVENTS: &[u8] =
         b": keep-alive\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\nid: 7\ndata:{\"b\":\ndata: 2}\n\n";
 
+    /// The data of the events completed by `chunk`.
+    fn data(decoder: &mut Decoder, chunk: &[u8]) -> Vec<String> {
+        decoder
+            .push(chunk)
+            .into_iter()
+            .map(|event| event.data)
+            .collect()
+    }
+
     #[test]
     fn any_chunking_gives_the_same_events() {
-        let expected = vec!["{\"a\":1}".to_owned(), "{\"b\":\n2}".to_owned()];
+        let expected = vec![
+            SseEvent {
+                data: "{\"a\":1}".to_owned(),
+                id: None,
+            },
+            SseEvent {
+                data: "{\"b\":\n2}".to_owned(),
+                id: Some("7".to_owned()),
+            },
+        ];
         for size in 1..=TWO_EVENTS.len() {
             let mut decoder = Decoder::new();
-            let events: Vec<String> = TWO_EVENTS
+            let events: Vec<SseEvent> = TWO_EVENTS
                 .chunks(size)
                 .flat_map(|chunk| decoder.push(chunk))
                 .collect();
@@ -119,9 +153,12 @@ mod tests {
     #[test]
     fn cr_alone_ends_lines_and_bom_is_skipped() {
         let mut decoder = Decoder::new();
-        assert_eq!(decoder.push(b"\xEF\xBB\xBFdata: x\r\rdata: y\r"), ["x"]);
-        assert_eq!(decoder.push(b"\n"), Vec::<String>::new());
-        assert_eq!(decoder.push(b"\r"), ["y"]);
+        assert_eq!(
+            data(&mut decoder, b"\xEF\xBB\xBFdata: x\r\rdata: y\r"),
+            ["x"]
+        );
+        assert_eq!(data(&mut decoder, b"\n"), Vec::<String>::new());
+        assert_eq!(data(&mut decoder, b"\r"), ["y"]);
     }
 
     #[test]
@@ -129,13 +166,13 @@ mod tests {
         let mut decoder = Decoder::new();
         assert!(decoder.push(b"\xEF").is_empty());
         assert!(decoder.push(b"\xBB").is_empty());
-        assert_eq!(decoder.push(b"\xBFdata: a\n\n"), ["a"]);
+        assert_eq!(data(&mut decoder, b"\xBFdata: a\n\n"), ["a"]);
+        assert!(decoder.push(b"\xEF\xBB\xBFdata: b\n\n").is_empty());
+        let mut lookalike = Decoder::new();
         assert_eq!(
-            decoder.push(b"\xEF\xBB\xBFdata: b\n\n"),
+            data(&mut lookalike, b"\xEFdata: c\n\n"),
             Vec::<String>::new()
         );
-        let mut lookalike = Decoder::new();
-        assert_eq!(lookalike.push(b"\xEFdata: c\n\n"), Vec::<String>::new());
         assert!(!lookalike.has_partial_event());
     }
 
@@ -146,7 +183,7 @@ mod tests {
         assert!(decoder.has_partial_event());
         assert!(decoder.push(b":1}\n").is_empty());
         assert!(decoder.has_partial_event());
-        assert_eq!(decoder.push(b"\n"), ["{\"half\":1}"]);
+        assert_eq!(data(&mut decoder, b"\n"), ["{\"half\":1}"]);
     }
 
     #[test]
@@ -157,6 +194,6 @@ mod tests {
                 .push(b"event: ping\n\n: comment\n\nretry: 10\n\n")
                 .is_empty()
         );
-        assert_eq!(decoder.push(b"data\n\n"), [""]);
+        assert_eq!(data(&mut decoder, b"data\n\n"), [""]);
     }
 }

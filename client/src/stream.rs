@@ -1,21 +1,134 @@
-//! A task's events as they arrive over SSE.
+//! A task's events as they arrive over SSE, and the one resubscription that carries a
+//! stream across a dropped connection.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
+use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use a2a_core::{ProtocolVersion, model};
+use a2a_core::{Operation, ProtocolVersion, model};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
+use reqwest::Method;
 use tokio::time::{Instant, Sleep};
+use url::Url;
 
 use crate::error::Error;
 use crate::protocol::{self, StreamKind};
-use crate::rpc;
-use crate::sse::Decoder;
+use crate::rpc::{self, Call, Outcome, Transport};
+use crate::sse::{Decoder, SseEvent};
 
 type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
+
+/// A resubscription under way.
+type Reopening = Pin<Box<dyn Future<Output = Result<Reopened, Error>> + Send>>;
+
+/// What a resubscription gave.
+enum Reopened {
+    /// The subscription's answer (its request id, and the stream or one JSON answer).
+    Answer(u64, Outcome),
+    /// The task, already at its stream's end, read when the subscription was refused.
+    Ended(model::Task),
+}
+
+/// How a stream resubscribes to its task: the client's transport (session, credentials,
+/// retries) and endpoint.
+pub(crate) struct Resume {
+    transport: Arc<Transport>,
+    url: Url,
+    version: ProtocolVersion,
+}
+
+impl Resume {
+    pub(crate) fn new(transport: Arc<Transport>, url: Url, version: ProtocolVersion) -> Self {
+        Self {
+            transport,
+            url,
+            version,
+        }
+    }
+
+    /// `tasks/resubscribe` / `SubscribeToTask` for `task_id`, after `last_event_id`. A
+    /// refused subscription (our servers refuse one to an ended task when no
+    /// `Last-Event-ID` reaches them) reads the task instead: ended or waiting for the
+    /// client, it ends the stream; otherwise the refusal stands.
+    fn open(&self, task_id: String, last_event_id: Option<String>) -> Reopening {
+        let transport = Arc::clone(&self.transport);
+        let url = self.url.clone();
+        let version = self.version;
+        Box::pin(async move {
+            let params = model::TaskIdParams {
+                id: task_id.clone(),
+                metadata: None,
+            };
+            let params = protocol::subscribe_params(version, &params);
+            let subscribed = call(
+                &transport,
+                &url,
+                version,
+                Operation::Subscribe,
+                &params,
+                last_event_id.as_deref(),
+            )
+            .await;
+            let refusal = match subscribed {
+                Ok((id, outcome)) => return Ok(Reopened::Answer(id, outcome)),
+                Err(error) if error.rpc().is_some() => error,
+                Err(error) => return Err(error),
+            };
+            let params = model::GetTaskParams {
+                id: task_id,
+                history_length: Some(0),
+                metadata: None,
+            };
+            let params = protocol::get_params(version, &params);
+            let read =
+                match call(&transport, &url, version, Operation::GetTask, &params, None).await {
+                    Ok((_, Outcome::Body(body))) => rpc::result(url.as_str(), &body)
+                        .ok()
+                        .and_then(|raw| protocol::task(version, &raw).ok()),
+                    _ => None,
+                };
+            match read {
+                Some(task) if task.status.state.ends_stream() => Ok(Reopened::Ended(task)),
+                _ => Err(refusal),
+            }
+        })
+    }
+}
+
+/// One JSON-RPC call of `operation` through `transport`, asking for a stream.
+async fn call(
+    transport: &Transport,
+    url: &Url,
+    version: ProtocolVersion,
+    operation: Operation,
+    params: &serde_json::Value,
+    last_event_id: Option<&str>,
+) -> Result<(u64, Outcome), Error> {
+    let method = protocol::method(version, operation).ok_or_else(|| Error::Unsupported {
+        operation: "resubscribe",
+        reason: format!("A2A {} has no method for it", version.as_str()),
+    })?;
+    let (id, body) = transport.request(method, params);
+    let call = Call {
+        method: Method::POST,
+        url,
+        body: Some(body),
+        version: Some(version),
+        accept: if operation == Operation::Subscribe {
+            "text/event-stream"
+        } else {
+            "application/json"
+        },
+        id: Some(id),
+        streaming: operation == Operation::Subscribe,
+        last_event_id,
+    };
+    Ok((id, transport.execute(&call).await?))
+}
 
 /// The events of `message/stream` / `SendStreamingMessage` or of a resubscription, typed,
 /// in the order the agent sent them.
@@ -27,6 +140,23 @@ type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 /// any of that, or nothing (not even a keep-alive comment) arrives for the idle timeout,
 /// the last item is [`Error::StreamInterrupted`]. A JSON-RPC error sent as an event is
 /// yielded as [`Error::Rpc`] and ends the stream.
+///
+/// **A cut stream goes on.** When the connection ends before the stream's end, or breaks,
+/// the stream resubscribes once to its task (`tasks/resubscribe` in A2A 0.3,
+/// `SubscribeToTask` in 1.0) with `Last-Event-ID` set to the SSE id of the last event it
+/// got, and goes on yielding from the new connection as if nothing happened: an event
+/// whose SSE id was yielded already (one of the last 4096) is skipped, so none is
+/// yielded twice. A server that resumes after that id (ours do) sends only what followed;
+/// one that cannot (it keeps no ids, or the header did not reach it) starts again with the
+/// task as it stands, which the stream yields as a [`model::StreamEvent::Task`] before
+/// the updates that follow.
+/// When the server refuses the subscription (ours do for a task that has ended, when no
+/// `Last-Event-ID` reached them), the task is read (`tasks/get`, `GetTask`): one that has
+/// ended, or waits for the client, is yielded as the last event. A second cut ends the
+/// stream with [`Error::StreamInterrupted`] (saying it was cut again); a refused
+/// resubscription of a task still running (a server without resubscription answers
+/// -32004, say) with [`Error::StreamResumeFailed`]. A stream that never named its task
+/// cannot resume.
 pub struct EventStream {
     url: String,
     version: ProtocolVersion,
@@ -34,13 +164,25 @@ pub struct EventStream {
     id: u64,
     body: Option<Body>,
     decoder: Decoder,
-    pending: VecDeque<String>,
+    pending: VecDeque<SseEvent>,
     /// The last state an event reported.
     last_state: Option<model::TaskState>,
     /// How long the body may stay silent, and the timer counting it down.
     idle: Option<(Duration, Pin<Box<Sleep>>)>,
     /// Set once the last item has been yielded.
     over: bool,
+    /// How to resubscribe, when the stream may.
+    resume: Option<Resume>,
+    /// The task the stream is about, once known.
+    task_id: Option<String>,
+    /// The SSE id of the last event yielded, sent back as `Last-Event-ID`.
+    last_event_id: Option<String>,
+    /// SSE ids of the events yielded, so a replay repeats none.
+    delivered: Delivered,
+    /// How the stream was cut, once it has resubscribed.
+    cut: Option<String>,
+    /// The resubscription under way.
+    reopening: Option<Reopening>,
 }
 
 impl std::fmt::Debug for EventStream {
@@ -72,7 +214,21 @@ impl EventStream {
             last_state: None,
             idle: idle_timeout.map(|limit| (limit, Box::pin(tokio::time::sleep(limit)))),
             over: false,
+            resume: None,
+            task_id: None,
+            last_event_id: None,
+            delivered: Delivered::default(),
+            cut: None,
+            reopening: None,
         }
+    }
+
+    /// The same stream, resubscribing through `resume` once when cut; `task_id` when the
+    /// task is known before any event names it (a resubscription's).
+    pub(crate) fn resuming(mut self, resume: Resume, task_id: Option<&str>) -> Self {
+        self.resume = Some(resume);
+        self.task_id = task_id.map(str::to_owned);
+        self
     }
 
     /// A stream of one already-read answer (a server that answered a stream request with
@@ -90,10 +246,16 @@ impl EventStream {
             id,
             body: None,
             decoder: Decoder::new(),
-            pending: VecDeque::from([data]),
+            pending: VecDeque::from([SseEvent { data, id: None }]),
             last_state: None,
             idle: None,
             over: false,
+            resume: None,
+            task_id: None,
+            last_event_id: None,
+            delivered: Delivered::default(),
+            cut: None,
+            reopening: None,
         }
     }
 
@@ -109,6 +271,76 @@ impl EventStream {
         Ok(event)
     }
 
+    /// The stream ended or broke before its end: resubscribes the first time it can (and
+    /// returns `None`: go on polling), else ends with the error.
+    fn interrupted(&mut self, detail: String) -> Option<Poll<Option<<Self as Stream>::Item>>> {
+        let url = self.url.clone();
+        if let Some(first) = &self.cut {
+            let task = self.task_id.as_deref().unwrap_or_default();
+            let detail =
+                format!("{detail}, again after resubscribing to task {task} once (first: {first})");
+            return Some(self.finish(Err(Error::StreamInterrupted { url, detail })));
+        }
+        let (Some(resume), Some(task)) = (&self.resume, &self.task_id) else {
+            return Some(self.finish(Err(Error::StreamInterrupted { url, detail })));
+        };
+        tracing::info!(
+            task_id = task.as_str(),
+            last_event_id = self.last_event_id.as_deref(),
+            cut = detail.as_str(),
+            "the stream was cut; resubscribing to its task once"
+        );
+        self.reopening = Some(resume.open(task.clone(), self.last_event_id.clone()));
+        self.body = None;
+        self.decoder = Decoder::new();
+        self.cut = Some(detail);
+        None
+    }
+
+    /// Polls the resubscription; `None` once it has given the stream a new body (or an
+    /// answer to read).
+    fn poll_reopening(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Option<Poll<Option<<Self as Stream>::Item>>> {
+        let reopening = self.reopening.as_mut()?;
+        let Poll::Ready(answer) = reopening.as_mut().poll(cx) else {
+            return Some(Poll::Pending);
+        };
+        self.reopening = None;
+        match answer {
+            Ok(Reopened::Ended(task)) => {
+                let event = model::StreamEvent::Task(task);
+                Some(self.finish(Ok(event)))
+            }
+            Ok(Reopened::Answer(id, Outcome::Stream(response))) => {
+                self.id = id;
+                self.body = Some(Box::pin(response.bytes_stream()));
+                if let Some((limit, timer)) = self.idle.as_mut() {
+                    let limit = *limit;
+                    timer.as_mut().reset(Instant::now() + limit);
+                }
+                None
+            }
+            Ok(Reopened::Answer(id, Outcome::Body(body))) => {
+                // One JSON answer where a stream was asked for: read as the only event.
+                self.id = id;
+                let data = String::from_utf8_lossy(&body).into_owned();
+                self.pending.push_back(SseEvent { data, id: None });
+                None
+            }
+            Err(error) => {
+                let failed = Error::StreamResumeFailed {
+                    url: self.url.clone(),
+                    task_id: self.task_id.clone().unwrap_or_default(),
+                    cut: self.cut.clone().unwrap_or_default(),
+                    source: Box::new(error),
+                };
+                Some(self.finish(Err(failed)))
+            }
+        }
+    }
+
     fn finish(
         &mut self,
         item: Result<model::StreamEvent, Error>,
@@ -122,84 +354,137 @@ impl EventStream {
 impl Stream for EventStream {
     type Item = Result<model::StreamEvent, Error>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
         loop {
-            if self.over {
+            if this.over {
                 return Poll::Ready(None);
             }
-            if let Some(data) = self.pending.pop_front() {
-                return match self.event(&data) {
+            if let Some(polled) = this.poll_reopening(cx) {
+                return polled;
+            }
+            if let Some(sse) = this.pending.pop_front() {
+                if sse
+                    .id
+                    .as_ref()
+                    .is_some_and(|id| this.delivered.contains(id))
+                {
+                    // Yielded before the cut: the server replays it.
+                    continue;
+                }
+                return match this.event(&sse.data) {
                     Ok(event) => {
-                        if let Some(state) = event.state() {
-                            self.last_state = Some(state);
+                        if let Some(id) = sse.id {
+                            this.last_event_id = Some(id.clone());
+                            this.delivered.insert(id);
                         }
-                        if event.ends(self.kind) {
-                            self.finish(Ok(event))
+                        if this.task_id.is_none() {
+                            this.task_id = task_of(&event).map(str::to_owned);
+                        }
+                        if let Some(state) = event.state() {
+                            this.last_state = Some(state);
+                        }
+                        if event.ends(this.kind) {
+                            this.finish(Ok(event))
                         } else {
                             Poll::Ready(Some(Ok(event)))
                         }
                     }
-                    Err(error) => self.finish(Err(error)),
+                    Err(error) => this.finish(Err(error)),
                 };
             }
-            let waiting_for_client = self.last_state.is_some_and(|state| state.ends_stream());
-            let Some(body) = self.body.as_mut() else {
+            let waiting_for_client = this.last_state.is_some_and(|state| state.ends_stream());
+            let Some(body) = this.body.as_mut() else {
                 if waiting_for_client {
-                    self.over = true;
+                    this.over = true;
                     return Poll::Ready(None);
                 }
-                let detail = "no event ended the task's stream".to_owned();
-                let url = self.url.clone();
-                return self.finish(Err(Error::StreamInterrupted { url, detail }));
+                match this.interrupted("no event ended the task's stream".to_owned()) {
+                    Some(ended) => return ended,
+                    None => continue,
+                }
             };
             let polled = body.as_mut().poll_next(cx);
             if polled.is_pending() {
-                if let Some((limit, timer)) = self.idle.as_mut()
+                if let Some((limit, timer)) = this.idle.as_mut()
                     && timer.as_mut().poll(cx).is_ready()
                 {
                     let detail = format!(
                         "nothing arrived for {}s (not even a keep-alive)",
                         limit.as_secs()
                     );
-                    let url = self.url.clone();
-                    return self.finish(Err(Error::StreamInterrupted { url, detail }));
+                    let url = this.url.clone();
+                    return this.finish(Err(Error::StreamInterrupted { url, detail }));
                 }
                 return Poll::Pending;
             }
-            if let Some((limit, timer)) = self.idle.as_mut() {
+            if let Some((limit, timer)) = this.idle.as_mut() {
                 let limit = *limit;
                 timer.as_mut().reset(Instant::now() + limit);
             }
-            match polled {
+            let detail = match polled {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Some(Ok(chunk))) => {
-                    let events = self.decoder.push(&chunk);
-                    self.pending.extend(events);
+                    let events = this.decoder.push(&chunk);
+                    this.pending.extend(events);
+                    continue;
                 }
-                Poll::Ready(Some(Err(error))) => {
-                    let url = self.url.clone();
-                    let detail = Error::transport(&url, error).to_string();
-                    return self.finish(Err(Error::StreamInterrupted { url, detail }));
-                }
-                Poll::Ready(None) if waiting_for_client && !self.decoder.has_partial_event() => {
+                Poll::Ready(Some(Err(error))) => Error::transport(&this.url, error).to_string(),
+                Poll::Ready(None) if waiting_for_client && !this.decoder.has_partial_event() => {
                     // The server closed after the task started waiting for the client.
-                    self.over = true;
-                    self.body = None;
+                    this.over = true;
+                    this.body = None;
                     return Poll::Ready(None);
                 }
-                Poll::Ready(None) => {
-                    let detail = if self.decoder.has_partial_event() {
-                        "the connection closed in the middle of an event"
-                    } else {
-                        "the connection closed before the task reached a final or interrupted state"
-                    };
-                    let url = self.url.clone();
-                    return self.finish(Err(Error::StreamInterrupted {
-                        url,
-                        detail: detail.to_owned(),
-                    }));
+                Poll::Ready(None) if this.decoder.has_partial_event() => {
+                    "the connection closed in the middle of an event".to_owned()
                 }
+                Poll::Ready(None) => {
+                    "the connection closed before the task reached a final or interrupted state"
+                        .to_owned()
+                }
+            };
+            if let Some(ended) = this.interrupted(detail) {
+                return ended;
             }
         }
+    }
+}
+
+/// The SSE ids of the last [`REMEMBERED_IDS`] events yielded (a replay repeats the events
+/// just before a cut; a long stream's older ids are let go).
+#[derive(Default)]
+struct Delivered {
+    ids: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+/// How many SSE ids a stream remembers to skip in a replay.
+const REMEMBERED_IDS: usize = 4096;
+
+impl Delivered {
+    fn contains(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    fn insert(&mut self, id: String) {
+        if self.ids.insert(id.clone()) {
+            self.order.push_back(id);
+        }
+        if self.order.len() > REMEMBERED_IDS
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.ids.remove(&oldest);
+        }
+    }
+}
+
+/// The task an event is about, when it names one.
+fn task_of(event: &model::StreamEvent) -> Option<&str> {
+    match event {
+        model::StreamEvent::Task(task) => Some(&task.id),
+        model::StreamEvent::StatusUpdate(update) => Some(&update.task_id),
+        model::StreamEvent::ArtifactUpdate(update) => Some(&update.task_id),
+        model::StreamEvent::Message(message) => message.task_id.as_deref(),
     }
 }

@@ -1,8 +1,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! Streams: SSE bodies written in awkward pieces (mid-`data:`, mid-JSON, between `\r` and
 //! `\n`) decode into typed events in order and end after the final one; a connection that
-//! closes or breaks early ends with [`Error::StreamInterrupted`]; a JSON-RPC error event
-//! ends with [`Error::Rpc`]. A raw HTTP/1.1 server writes the bodies (wiremock sends a
+//! closes or breaks early resubscribes once (with `Last-Event-ID`), skips what it yielded
+//! already, and ends with [`Error::StreamResumeFailed`] or, cut again,
+//! [`Error::StreamInterrupted`]; a JSON-RPC error event ends with [`Error::Rpc`]. A raw HTTP/1.1 server writes the bodies (wiremock sends a
 //! body in one piece).
 
 mod common;
@@ -186,13 +187,22 @@ async fn a_connection_closed_mid_event_is_an_interrupted_stream() {
         panic!("expected a status update")
     };
     assert_eq!(update.status.state, TaskState::Working);
+    // The cut stream resubscribes once; nothing answers any more.
     let error = stream.next_event().await.unwrap().unwrap_err();
-    let Error::StreamInterrupted { url, detail } = &error else {
-        panic!("expected StreamInterrupted, got {error:?}")
+    let Error::StreamResumeFailed {
+        url, cut, task_id, ..
+    } = &error
+    else {
+        panic!("expected StreamResumeFailed, got {error:?}")
     };
-    assert_eq!(url, &server.url);
-    assert!(detail.contains("in the middle of an event"), "{detail}");
-    assert!(error.to_string().contains("resubscribe"));
+    assert_eq!((url, task_id.as_str()), (&server.url, "t-1"));
+    assert!(cut.contains("in the middle of an event"), "{cut}");
+    assert!(
+        error
+            .to_string()
+            .contains(") and resubscribing to task t-1 failed: cannot reach "),
+        "{error}"
+    );
     assert_over(&mut stream).await;
 }
 
@@ -211,10 +221,10 @@ async fn a_connection_closed_between_events_before_the_end_is_an_interrupted_str
         StreamEvent::StatusUpdate(_)
     ));
     let error = stream.next_event().await.unwrap().unwrap_err();
-    let Error::StreamInterrupted { detail, .. } = &error else {
-        panic!("expected StreamInterrupted, got {error:?}")
+    let Error::StreamResumeFailed { cut, .. } = &error else {
+        panic!("expected StreamResumeFailed, got {error:?}")
     };
-    assert!(detail.contains("before the task reached"), "{detail}");
+    assert!(cut.contains("before the task reached"), "{cut}");
     assert_over(&mut stream).await;
 }
 
@@ -231,7 +241,7 @@ async fn a_broken_chunked_body_is_an_interrupted_stream() {
     assert!(matches!(next(&mut stream).await, StreamEvent::Task(_)));
     let error = stream.next_event().await.unwrap().unwrap_err();
     assert!(
-        matches!(error, Error::StreamInterrupted { .. }),
+        matches!(&error, Error::StreamResumeFailed { cut, .. } if cut.contains("error reading a body")),
         "{error:?}"
     );
     assert_over(&mut stream).await;
@@ -667,4 +677,131 @@ async fn a_silent_stream_ends_at_the_idle_timeout() {
     };
     assert!(detail.contains("nothing arrived"), "{detail}");
     assert_over(&mut stream).await;
+}
+
+/// `id: <id>` and the data of one JSON-RPC result for `id`, as one event.
+fn event_with_id(sse_id: &str, id: u64, result: &Value) -> String {
+    format!("id: {sse_id}\n{}\n\n", data(id, result))
+}
+
+#[tokio::test]
+async fn a_cut_stream_resubscribes_after_its_last_id_and_skips_what_it_yielded() {
+    fn first(id: u64) -> String {
+        [
+            event_with_id("t-1:1.0", id, &task("TASK_STATE_SUBMITTED")),
+            event_with_id("t-1:1.1", id, &status("TASK_STATE_WORKING")),
+        ]
+        .concat()
+    }
+    // The resubscription replays the working update before what came after it.
+    fn replay(id: u64) -> String {
+        [
+            event_with_id("t-1:1.1", id, &status("TASK_STATE_WORKING")),
+            event_with_id("t-1:2.1", id, &artifact("hi", false, true)),
+            event_with_id("t-1:2.2", id, &status("TASK_STATE_COMPLETED")),
+        ]
+        .concat()
+    }
+    let server = RawServer::start(vec![sse(first), sse(replay)]).await;
+    let client = client(&server.url);
+    let mut stream = client.stream(&text_params("hello")).await.unwrap();
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next_event().await {
+        seen.push(match event.unwrap() {
+            StreamEvent::Task(task) => format!("task {:?}", task.status.state),
+            StreamEvent::StatusUpdate(update) => format!("status {:?}", update.status.state),
+            StreamEvent::ArtifactUpdate(_) => "artifact".to_owned(),
+            StreamEvent::Message(_) => "message".to_owned(),
+        });
+    }
+    assert_eq!(
+        seen,
+        [
+            "task Submitted",
+            "status Working",
+            "artifact",
+            "status Completed"
+        ]
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let resubscribe: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert_eq!(resubscribe["method"], "SubscribeToTask");
+    assert_eq!(resubscribe["params"], json!({"id": "t-1"}));
+    assert_eq!(
+        requests[1].header("last-event-id").as_deref(),
+        Some("t-1:1.1")
+    );
+    assert_eq!(requests[0].header("last-event-id"), None);
+}
+
+#[tokio::test]
+async fn a_stream_cut_twice_is_an_error_that_says_so() {
+    fn first(id: u64) -> String {
+        event_with_id("t-1:1.0", id, &task("TASK_STATE_WORKING"))
+    }
+    fn again(id: u64) -> String {
+        event_with_id("t-1:1.1", id, &status("TASK_STATE_WORKING"))
+    }
+    let server = RawServer::start(vec![sse(first), sse(again)]).await;
+    let client = client(&server.url);
+    let mut stream = client.stream(&text_params("hello")).await.unwrap();
+    assert!(matches!(next(&mut stream).await, StreamEvent::Task(_)));
+    assert!(matches!(
+        next(&mut stream).await,
+        StreamEvent::StatusUpdate(_)
+    ));
+    let error = stream.next_event().await.unwrap().unwrap_err();
+    let Error::StreamInterrupted { detail, .. } = &error else {
+        panic!("expected StreamInterrupted, got {error:?}")
+    };
+    assert_eq!(
+        detail,
+        "the connection closed before the task reached a final or interrupted state, again \
+         after resubscribing to task t-1 once (first: the connection closed before the task \
+         reached a final or interrupted state)"
+    );
+    assert_over(&mut stream).await;
+    assert_eq!(
+        server.requests()[1].header("last-event-id").as_deref(),
+        Some("t-1:1.0")
+    );
+}
+
+#[tokio::test]
+async fn a_refused_resubscription_of_an_ended_task_ends_with_the_task_read() {
+    fn first(id: u64) -> String {
+        event_with_id("t-1:1.0", id, &task("TASK_STATE_WORKING"))
+    }
+    let refused = Reply::Json {
+        status: 200,
+        body: Box::new(|id| rpc_error(id, -32004, "nothing left to subscribe to")),
+    };
+    let read = Reply::Json {
+        status: 200,
+        body: Box::new(|id| {
+            rpc_result(
+                id,
+                &json!({"id": "t-1", "contextId": "ctx-1", "status": {"state": "TASK_STATE_COMPLETED"}}),
+            )
+        }),
+    };
+    let server = RawServer::start(vec![sse(first), refused, read]).await;
+    let client = client(&server.url);
+    let mut stream = client.stream(&text_params("hello")).await.unwrap();
+    assert!(matches!(next(&mut stream).await, StreamEvent::Task(_)));
+    let StreamEvent::Task(task) = next(&mut stream).await else {
+        panic!("expected the task read")
+    };
+    assert_eq!(task.status.state, TaskState::Completed);
+    assert_over(&mut stream).await;
+    let methods: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|request| serde_json::from_slice::<Value>(&request.body).unwrap()["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        ["SendStreamingMessage", "SubscribeToTask", "GetTask"]
+    );
 }

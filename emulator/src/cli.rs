@@ -136,6 +136,10 @@ pub struct Args {
     /// Inject faults for client testing, per invocation:
     /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`
     /// (429/-32053, retryable 409/-32054, 424/-32055, 500/-32603, added latency).
+    /// `stream-cut=P` cuts an SSE answer (message/stream, SendStreamingMessage,
+    /// tasks/resubscribe, SubscribeToTask) after 1 to 3 events, drawn with --seed, as a
+    /// dropped connection: the body breaks off with no final event. It tests that a
+    /// client resubscribes with Last-Event-ID and goes on without repeating an event.
     #[arg(long, env = "A2A_FAULT")]
     pub fault: Option<FaultSpec>,
 

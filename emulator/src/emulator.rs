@@ -441,6 +441,7 @@ impl Emulator {
                 profile: self.error_profile,
                 max_body_bytes: self.max_body_bytes,
                 public_url: public_url.to_owned(),
+                owners: Arc::default(),
             },
         };
         // Fail at startup, not at the first invocation, if the container cannot be made.

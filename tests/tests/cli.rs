@@ -365,3 +365,52 @@ fn a_new_session_is_printed_so_it_can_be_reused() {
     // The URL's usual session is another one.
     run(&["get", &url, &task_id]).expect_code(1);
 }
+
+#[test]
+fn a_streamed_send_goes_on_across_a_cut_stream() {
+    // Every stream cut; the draws of seed 2 cut the first after two events (submitted,
+    // working) while the task works: the CLI's client resubscribes and prints the rest.
+    let emulator = Emulator::builder()
+        .args([
+            "--agent",
+            "conformance",
+            "--fault",
+            "stream-cut=1",
+            "--seed",
+            "2",
+        ])
+        .start();
+    let lines = run(&[
+        "send",
+        emulator.base_url(),
+        "go",
+        "--stream",
+        "--json",
+        "--message-id",
+        "tck-delayed-complete-cli",
+    ]);
+    lines.expect_code(0);
+    let events: Vec<Value> = lines
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|event| {
+            event
+                .as_object()
+                .and_then(|object| object.keys().next())
+                .map_or("?", String::as_str)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["task", "statusUpdate", "statusUpdate"],
+        "{events:?}"
+    );
+    assert_eq!(
+        events[2]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{events:?}"
+    );
+}

@@ -452,7 +452,11 @@ async fn an_allowlist_without_authorization_hides_the_caller_from_the_agent() {
     let task_id = sent.result()["id"].as_str().unwrap().to_owned();
     let get = rpc(&json!("r-1"), "tasks/get", json!({"id": task_id}));
     let anyone = post_bearer(emulator, &bob, &session, get).await;
-    assert_eq!(anyone.result()["id"], Value::from(task_id.as_str()), "{anyone:?}");
+    assert_eq!(
+        anyone.result()["id"],
+        Value::from(task_id.as_str()),
+        "{anyone:?}"
+    );
 }
 
 #[tokio::test]

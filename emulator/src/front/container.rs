@@ -22,6 +22,7 @@ use futures_util::{FutureExt as _, TryStreamExt as _};
 use tower::ServiceExt as _;
 
 use super::process::{AgentProcess, ProcessSpec};
+use super::task_owners::{SessionTasks, TaskOwners};
 
 /// How the front reaches a container, and how it makes one for a new session.
 #[derive(Clone)]
@@ -36,6 +37,8 @@ pub enum Backend {
         max_body_bytes: usize,
         /// The URL the container's own card advertises.
         public_url: String,
+        /// Every session's task store, to say which session holds a task not found.
+        owners: Arc<TaskOwners>,
     },
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),
@@ -64,6 +67,8 @@ pub enum Container {
         engine: Arc<Engine>,
         /// The shared A2A router over it.
         router: Router,
+        /// Its session's tasks among every session's (none outside any session).
+        tasks: Option<SessionTasks>,
     },
     /// The external server.
     Upstream(Arc<Upstream>),
@@ -151,10 +156,13 @@ impl Backend {
                 profile,
                 max_body_bytes,
                 public_url,
+                owners,
             } => {
+                let store = Arc::new(InMemoryTaskStore::new());
+                let tasks = session.map(|session| owners.register(session, &store));
                 let engine = Arc::new(Engine::new(
                     agent(),
-                    Arc::new(InMemoryTaskStore::new()),
+                    store,
                     EngineConfig {
                         public_url: public_url.clone(),
                         error_profile: *profile,
@@ -172,7 +180,11 @@ impl Backend {
                         identity: Some(a2a_server::identity::Identity::AgentCore),
                     },
                 );
-                Ok(Container::InProcess { engine, router })
+                Ok(Container::InProcess {
+                    engine,
+                    router,
+                    tasks,
+                })
             }
             Self::Upstream(upstream) => Ok(Container::Upstream(Arc::clone(upstream))),
             Self::Process(spec) => Ok(Container::Process(Arc::new(LazyProcess {
@@ -233,6 +245,19 @@ impl Container {
         match self {
             Self::Process(process) => process.started().is_none_or(|process| process.gone()),
             Self::InProcess { .. } | Self::Upstream(_) => true,
+        }
+    }
+
+    /// True for an agent process of the session's own (`--agent-cmd`).
+    pub fn is_process(&self) -> bool {
+        matches!(self, Self::Process(_))
+    }
+
+    /// Its session's tasks among every session's, for an in-process container.
+    pub fn session_tasks(&self) -> Option<&SessionTasks> {
+        match self {
+            Self::InProcess { tasks, .. } => tasks.as_ref(),
+            Self::Upstream(_) | Self::Process(_) => None,
         }
     }
 

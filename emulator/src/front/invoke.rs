@@ -19,8 +19,10 @@ use futures_util::{FutureExt as _, StreamExt as _};
 
 use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
+use super::explain::{self, Caller};
 use super::limits::{Fault, FaultInjector};
 use super::sessions::{self, Unavailable};
+use super::task_index::AnswerWatch;
 use super::workload_token;
 use super::{Front, Later, SESSION, SessionName, request_id_of};
 
@@ -49,7 +51,26 @@ impl Front {
         tracing::debug!(session_id = session.as_str(), %method, %target, "calling the container");
         let (entered, mark, wait) = match self.sessions.enter(session.as_str()) {
             Ok(entered) => entered,
-            Err(unavailable) => return Either::Left(ready(refused_entry(&unavailable, &body))),
+            Err(unavailable) => {
+                self.explained.refused(&unavailable);
+                return Either::Left(ready(refused_entry(&unavailable, &body)));
+            }
+        };
+        // Only a call that may name a task can be told where the task lives.
+        let caller = explain::may_name_a_task(&body).then(|| {
+            if headers.contains_key(&SESSION) {
+                Caller::Header
+            } else {
+                Caller::NoHeader {
+                    new_session: session.as_str() != self.default_session.as_str(),
+                }
+            }
+        });
+        // An agent process is indexed from its answers (see `task_index`).
+        let watch = if entered.container.is_process() {
+            AnswerWatch::new(&self.task_index, session.as_str(), &body, caller)
+        } else {
+            None
         };
         // What AgentCore passes: the allowlisted caller's headers and the platform's own.
         let token = workload_token::for_invocation(&headers);
@@ -70,7 +91,10 @@ impl Front {
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);
-            call.map(move |answered| settle(answered, &entered.container, mark, &body))
+            call.map(move |answered| {
+                let watched = (caller, watch);
+                settle(answered, &entered.container, mark, &body, watched)
+            })
         }))
     }
 }
@@ -98,6 +122,7 @@ fn settle(
     container: &container::Container,
     mark: sessions::InFlight,
     payload: &[u8],
+    (caller, watch): (Option<Caller>, Option<AnswerWatch>),
 ) -> Response {
     match answered {
         Ok(response) => {
@@ -107,14 +132,22 @@ fn settle(
                 .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
             if !streaming && container.answers_whole() {
                 // A whole answer: the invocation is over when it is handed back.
-                return response;
+                return match caller {
+                    Some(caller) => explain::watch_not_found(response, container, payload, caller),
+                    None => response,
+                };
             }
             let (parts, body) = response.into_parts();
             let stream = body.into_data_stream().map(move |chunk| {
                 let _still_in_flight = &mark;
                 chunk
             });
-            Response::from_parts(parts, Body::from_stream(stream))
+            match watch {
+                Some(watch) => {
+                    Response::from_parts(parts, Body::from_stream(watch.observe(stream)))
+                }
+                None => Response::from_parts(parts, Body::from_stream(stream)),
+            }
         }
         Err(failure) => platform_error(
             Refusal::RuntimeUnavailable,
@@ -190,7 +223,17 @@ impl Front {
             let detail = format!("injected fault {fault:?}");
             return platform_error(refusal, request_id_of(&body), &detail);
         }
-        self.forward(Method::POST, target, headers, body, session)
-            .await
+        let cut = self
+            .config
+            .faults
+            .as_ref()
+            .and_then(FaultInjector::stream_cut);
+        let response = self
+            .forward(Method::POST, target, headers, body, session)
+            .await;
+        match cut {
+            Some(events) => super::stream_cut::cut_after(response, events),
+            None => response,
+        }
     }
 }

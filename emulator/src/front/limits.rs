@@ -51,6 +51,9 @@ pub struct FaultSpec {
     pub runtime_error: f64,
     /// 500 / -32603 internal error.
     pub internal: f64,
+    /// An SSE answer cut short after 1 to 3 events, as a dropped
+    /// connection.
+    pub stream_cut: f64,
     /// Added before every invocation.
     pub latency: Duration,
     /// 403 AccessDeniedException, exactly what an unsigned request to a SigV4 runtime gets.
@@ -60,7 +63,7 @@ pub struct FaultSpec {
 /// A fault specification that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, access-denied=P (P from 0 to 1) and latency=200ms"
+    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, access-denied=P, stream-cut=P (P from 0 to 1) and latency=200ms"
 )]
 pub struct BadFaultSpec(String);
 
@@ -91,6 +94,7 @@ impl FromStr for FaultSpec {
                 "runtime-error" => spec.runtime_error = probability()?,
                 "internal" => spec.internal = probability()?,
                 "access-denied" => spec.access_denied = probability()?,
+                "stream-cut" => spec.stream_cut = probability()?,
                 "latency" => {
                     spec.latency = parse_duration(value.trim()).ok_or_else(|| {
                         BadFaultSpec(format!(
@@ -130,6 +134,10 @@ pub enum Fault {
     AccessDenied,
 }
 
+/// The most events a cut stream delivers before it is cut (`stream-cut`): early, so that
+/// even a short stream (the echo agent sends four events) is cut before its end.
+pub const STREAM_CUT_MAX_EVENTS: usize = 3;
+
 /// Draws faults from a seeded generator, so a run is reproducible with `--seed`.
 #[derive(Debug)]
 pub struct FaultInjector {
@@ -168,6 +176,18 @@ impl FaultInjector {
             }
         }
         None
+    }
+
+    /// Whether the SSE stream an invocation answers with is cut, and after how many events:
+    /// with probability `stream-cut`, after N events, N drawn uniformly from 1 to
+    /// [`STREAM_CUT_MAX_EVENTS`]. Draws nothing when `stream-cut` is 0.
+    pub fn stream_cut(&self) -> Option<usize> {
+        if self.spec.stream_cut <= 0.0 || self.next_unit() >= self.spec.stream_cut {
+            return None;
+        }
+        // The unit is below 1, so the product is below the maximum.
+        let drawn = (self.next_unit() * STREAM_CUT_MAX_EVENTS as f64) as usize;
+        Some(1 + drawn.min(STREAM_CUT_MAX_EVENTS - 1))
     }
 
     /// A uniform number in [0, 1) (splitmix64).
@@ -234,6 +254,31 @@ mod tests {
             .count();
         assert!((1_800..2_200).contains(&throttles), "{throttles}");
         assert!((850..1_150).contains(&conflicts), "{conflicts}");
+    }
+
+    #[test]
+    fn stream_cuts_come_after_one_to_three_events() {
+        let never = FaultInjector::new(FaultSpec::default(), 7);
+        assert_eq!(never.stream_cut(), None);
+        let spec: FaultSpec = "stream-cut=1".parse().unwrap();
+        assert_eq!(spec.stream_cut, 1.0);
+        let always = FaultInjector::new(spec, 7);
+        let cuts: Vec<_> = (0..1_000).filter_map(|_| always.stream_cut()).collect();
+        assert_eq!(cuts.len(), 1_000);
+        for n in 1..=STREAM_CUT_MAX_EVENTS {
+            assert!(
+                cuts.iter().filter(|c| **c == n).count() > 250,
+                "{n}: {cuts:?}"
+            );
+        }
+        assert!(cuts.iter().all(|c| (1..=STREAM_CUT_MAX_EVENTS).contains(c)));
+        assert!(
+            "stream-cut=1.5"
+                .parse::<FaultSpec>()
+                .unwrap_err()
+                .to_string()
+                .contains("stream-cut=1.5 is not a probability")
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub use arn::is_runtime_arn;
 mod card;
 pub mod container;
 mod errors;
+mod explain;
 mod header_filter;
 mod invoke;
 pub mod limits;
@@ -29,6 +30,9 @@ mod processes;
 mod routes;
 mod session_name;
 pub mod sessions;
+mod stream_cut;
+mod task_index;
+pub mod task_owners;
 mod workload_token;
 pub use session_name::InvalidSessionId;
 use session_name::SessionName;
@@ -94,6 +98,10 @@ struct Front {
     template: container::Container,
     /// Drops the caller's headers the allowlist does not name.
     header_filter: header_filter::HeaderFilter,
+    /// What the log has explained already.
+    explained: explain::Explained,
+    /// Which agent process made which task.
+    task_index: Arc<task_index::TaskIndex>,
 }
 
 /// What [`service`] returns: a cloneable service for every request that never fails (each
@@ -136,6 +144,8 @@ pub fn service(
         config,
         sessions,
         template,
+        explained: explain::Explained::default(),
+        task_index: Arc::default(),
     });
     Ok(tower::service_fn(move |request| {
         handle(Arc::clone(&front), request).map(Ok)

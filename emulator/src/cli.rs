@@ -150,6 +150,22 @@ pub struct Args {
     /// Log format: `text` or `json`.
     #[arg(long, env = "A2A_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
+
+    /// Seconds a streaming response may last (AgentCore's "Streaming maximum duration": 60
+    /// minutes); then the connection is dropped without a closing event.
+    #[arg(long, env = "A2A_MAX_STREAM_SECONDS", default_value_t = 3600)]
+    pub max_stream_seconds: u64,
+
+    /// Live sessions at most (AgentCore's active-session quota: 1,000 in US East (N.
+    /// Virginia) and US West (Oregon), 500 elsewhere); an invocation that would start one
+    /// more gets 402 ServiceQuotaExceededException (AWS's JSON shape, not JSON-RPC).
+    #[arg(long, env = "A2A_MAX_SESSIONS", default_value_t = crate::front::DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
+
+    /// The endpoint (alias) served, as `?qualifier=` names it on AWS's paths (AWS: DEFAULT
+    /// when absent); another gets 404 (ResourceNotFoundException).
+    #[arg(long, env = "A2A_QUALIFIER", default_value = "DEFAULT")]
+    pub qualifier: String,
 }
 
 impl Args {
@@ -251,7 +267,10 @@ impl Args {
         .idle_timeout(Duration::from_secs(self.idle_timeout))
         .max_lifetime(Duration::from_secs(self.max_lifetime))
         .request_timeout(Duration::from_secs(self.request_timeout))
-        .shutdown_grace(grace);
+        .shutdown_grace(grace)
+        .max_stream_duration(Duration::from_secs(self.max_stream_seconds))
+        .max_sessions(self.max_sessions)
+        .qualifier(self.qualifier.clone());
         if let Some(url) = public_url {
             emulator = emulator.public_url(url);
         }

@@ -81,6 +81,9 @@ pub struct Emulator {
     seed: Option<u64>,
     shutdown_grace: Duration,
     agent_startup_timeout: Duration,
+    max_stream_duration: Duration,
+    max_sessions: usize,
+    qualifier: String,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -155,6 +158,9 @@ impl Emulator {
             seed: None,
             shutdown_grace: Duration::from_secs(10),
             agent_startup_timeout: Duration::from_secs(30),
+            max_stream_duration: Duration::from_secs(3600),
+            max_sessions: front::DEFAULT_MAX_SESSIONS,
+            qualifier: "DEFAULT".to_owned(),
         }
     }
 
@@ -257,6 +263,30 @@ impl Emulator {
     /// (default 30 s); later, its session's first invocation gets 424/-32055.
     pub fn agent_startup_timeout(mut self, timeout: Duration) -> Self {
         self.agent_startup_timeout = timeout;
+        self
+    }
+
+    /// How long a streaming response may last before it is cut (AgentCore: 60 minutes,
+    /// "Streaming maximum duration" on the
+    /// [quotas page](https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/bedrock-agentcore-limits.html)).
+    /// The connection is dropped without a closing event.
+    pub fn max_stream_duration(mut self, duration: Duration) -> Self {
+        self.max_stream_duration = duration;
+        self
+    }
+
+    /// Live sessions at most (AgentCore's active-session quota: 1,000 in US East (N.
+    /// Virginia) and US West (Oregon)); an invocation that would start one more gets 402
+    /// `ServiceQuotaExceededException`. 0 refuses every new session.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// The endpoint served (default `DEFAULT`, as AWS assumes without `?qualifier=`); AWS's
+    /// paths naming another qualifier get 404 (ResourceNotFoundException).
+    pub fn qualifier(mut self, qualifier: impl Into<String>) -> Self {
+        self.qualifier = qualifier.into();
         self
     }
 
@@ -365,6 +395,7 @@ impl Emulator {
                 max_lifetime: self.max_lifetime,
                 startup: self.session_startup,
                 exclusive: self.exclusive_sessions,
+                max_sessions: self.max_sessions,
             },
         ));
         sessions::spawn_reaper(&sessions);
@@ -382,6 +413,8 @@ impl Emulator {
             request_timeout: self.request_timeout,
             default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
             interface_path: a2a_server::http::interface_path(public_url),
+            max_stream: self.max_stream_duration,
+            qualifier: self.qualifier,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

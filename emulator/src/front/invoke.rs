@@ -15,12 +15,13 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::Response;
 use futures_util::future::{Either, ready};
-use futures_util::{FutureExt as _, StreamExt as _};
+use futures_util::FutureExt as _;
 
-use super::container::{self, RuntimeFailure};
+use super::container::RuntimeFailure;
 use super::errors::platform_error;
 use super::limits::{Fault, FaultInjector};
 use super::sessions::{self, Unavailable};
+use super::stream_end;
 use super::{Front, Later, SESSION, SessionName, request_id_of};
 
 /// A POST of a JSON-RPC payload for the session's container.
@@ -59,11 +60,12 @@ impl Front {
         } else {
             Either::Right(Box::pin(tokio::time::sleep(wait)))
         };
+        let max_stream = self.config.max_stream;
         Either::Right(started.then(move |()| {
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);
-            call.map(move |answered| settle(answered, &entered.container, mark, &body))
+            call.map(move |answered| settle(answered, &entered, mark, &body, max_stream))
         }))
     }
 }
@@ -81,16 +83,19 @@ pub(super) fn refused_entry(unavailable: &Unavailable, payload: &[u8]) -> Respon
             request_id_of(payload),
             &format!("the container could not start: {error}"),
         ),
+        Unavailable::Quota(_) => super::session_quota::refused(unavailable),
     }
 }
 
 /// The container's answer as the client gets it: a whole answer as it is, a stream with
-/// the in-flight mark riding along until its end, a failure as AgentCore's 424.
+/// the in-flight mark riding along until its end (cut when the session ends, or after
+/// `max_stream`), a failure as AgentCore's 424.
 fn settle(
     answered: Result<Response, RuntimeFailure>,
-    container: &container::Container,
+    session: &sessions::Session,
     mark: sessions::InFlight,
     payload: &[u8],
+    max_stream: Duration,
 ) -> Response {
     match answered {
         Ok(response) => {
@@ -98,16 +103,13 @@ fn settle(
                 .headers()
                 .get(header::CONTENT_TYPE)
                 .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
-            if !streaming && container.answers_whole() {
+            if !streaming && session.container.answers_whole() {
                 // A whole answer: the invocation is over when it is handed back.
                 return response;
             }
             let (parts, body) = response.into_parts();
-            let stream = body.into_data_stream().map(move |chunk| {
-                let _still_in_flight = &mark;
-                chunk
-            });
-            Response::from_parts(parts, Body::from_stream(stream))
+            let limit = streaming.then_some(max_stream);
+            Response::from_parts(parts, stream_end::bounded(body, session, limit, mark))
         }
         Err(failure) => platform_error(
             Refusal::RuntimeUnavailable,
@@ -176,6 +178,12 @@ impl Front {
                 Fault::Conflict => Refusal::SessionBusy,
                 Fault::RuntimeError => Refusal::RuntimeUnavailable,
                 Fault::Internal => Refusal::Internal,
+                Fault::SessionLost => {
+                    // AgentCore answers RuntimeClientError when a container dies under an
+                    // invocation; the session is over, its tasks with it.
+                    let _ = self.sessions.stop(session.as_str(), "injected fault SessionLost");
+                    Refusal::RuntimeUnavailable
+                }
             };
             let detail = format!("injected fault {fault:?}");
             return platform_error(refusal, request_id_of(&body), &detail);

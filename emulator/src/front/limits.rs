@@ -51,6 +51,9 @@ pub struct FaultSpec {
     pub runtime_error: f64,
     /// 500 / -32603 internal error.
     pub internal: f64,
+    /// The session's container vanishes: the session ends (streams cut, tasks gone) and
+    /// the invocation gets 424 / -32055.
+    pub session_lost: f64,
     /// Added before every invocation.
     pub latency: Duration,
 }
@@ -58,7 +61,7 @@ pub struct FaultSpec {
 /// A fault specification that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P (P from 0 to 1) and latency=200ms"
+    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, session-lost=P (P from 0 to 1) and latency=200ms"
 )]
 pub struct BadFaultSpec(String);
 
@@ -88,6 +91,7 @@ impl FromStr for FaultSpec {
                 "conflict" => spec.conflict = probability()?,
                 "runtime-error" => spec.runtime_error = probability()?,
                 "internal" => spec.internal = probability()?,
+                "session-lost" => spec.session_lost = probability()?,
                 "latency" => {
                     spec.latency = parse_duration(value.trim()).ok_or_else(|| {
                         BadFaultSpec(format!(
@@ -123,6 +127,8 @@ pub enum Fault {
     RuntimeError,
     /// Answer an internal error.
     Internal,
+    /// End the session as if its container died, and answer as AgentCore does then.
+    SessionLost,
 }
 
 /// Draws faults from a seeded generator, so a run is reproducible with `--seed`.
@@ -155,6 +161,7 @@ impl FaultInjector {
             (self.spec.conflict, Fault::Conflict),
             (self.spec.runtime_error, Fault::RuntimeError),
             (self.spec.internal, Fault::Internal),
+            (self.spec.session_lost, Fault::SessionLost),
         ] {
             edge += probability;
             if roll < edge {
@@ -201,6 +208,10 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("throttle=2 is not a probability")
+        );
+        assert_eq!(
+            "session-lost=0.25".parse::<FaultSpec>().unwrap().session_lost,
+            0.25
         );
         assert!(
             "boom=0.1"

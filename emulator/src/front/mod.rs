@@ -7,10 +7,6 @@
 //! HTTP statuses. A2A errors the container returns pass through unchanged.
 
 mod arn;
-#[expect(
-    dead_code,
-    reason = "answers the SigV4 step and StopRuntimeSession, landing in this change"
-)]
 pub mod aws_error;
 /// How an ARN is written in an invocation path (`/runtimes/{arn}/invocations`).
 pub use a2a_core::percent::encode_component as percent_encode;
@@ -23,8 +19,13 @@ pub mod limits;
 pub mod process;
 mod processes;
 mod routes;
+mod runtime;
 mod session_name;
+mod session_quota;
+pub use session_quota::DEFAULT_MAX_SESSIONS;
 pub mod sessions;
+mod stop_session;
+mod stream_end;
 pub use session_name::InvalidSessionId;
 use session_name::SessionName;
 
@@ -74,6 +75,10 @@ pub struct FrontConfig {
     /// The path of the container's public URL (without its trailing slash), when not `/`:
     /// JSON-RPC is served there too, as the container does.
     pub interface_path: Option<String>,
+    /// How long a streaming response may last before it is cut.
+    pub max_stream: Duration,
+    /// The endpoint (`?qualifier=`) served; AWS's paths naming another get 404.
+    pub qualifier: String,
 }
 
 struct Front {
@@ -83,6 +88,8 @@ struct Front {
     sessions: Arc<Sessions>,
     /// A container outside any session, for cards: fetching a card starts no session.
     template: container::Container,
+    /// StopRuntimeSession's client tokens.
+    stop_tokens: stop_session::Tokens,
 }
 
 /// What [`service`] returns: a cloneable service for every request that never fails (each
@@ -123,6 +130,7 @@ pub fn service(
         config,
         sessions,
         template,
+        stop_tokens: stop_session::Tokens::default(),
     });
     Ok(tower::service_fn(move |request| {
         handle(Arc::clone(&front), request).map(Ok)
@@ -225,6 +233,15 @@ impl Front {
     /// Decides what to do with a request: checks the session header and the route, names
     /// the session.
     fn plan(self: &Arc<Self>, parts: Parts, body: Body) -> Plan {
+        let route = route(
+            &parts.method,
+            &parts.uri,
+            self.config.interface_path.as_deref(),
+        );
+        // Not an invocation: AWS answers it in its own shape, session header checks included.
+        if let Ok(Route::StopSession { runtime }) = route {
+            return self.stop_session(runtime, parts, body);
+        }
         let session = match session_id(&parts.headers) {
             Ok(session) => session,
             Err(detail) => {
@@ -240,15 +257,7 @@ impl Front {
                 return Plan::Wait(Box::pin(answer), None);
             }
         };
-        let route = route(
-            &parts.method,
-            parts.uri.path(),
-            self.config.interface_path.as_deref(),
-        );
-        let on_invocation_path = matches!(
-            route,
-            Ok(Route::Invoke { arn: Some(_) } | Route::Card { arn: Some(_) })
-        );
+        let on_invocation_path = route.as_ref().is_ok_and(|route| route.runtime().is_some());
         let session = match session {
             Some(session) => session,
             // AgentCore starts a new session for an invocation without one; the container
@@ -274,13 +283,21 @@ impl Front {
                 return Plan::Answered(refused, Some(shown));
             }
         };
-        if let (Route::Invoke { arn: Some(arn) } | Route::Card { arn: Some(arn) }, Some(pinned)) =
-            (&route, &self.config.runtime_arn)
-            && arn != pinned
-        {
-            let detail = format!("runtime {arn} does not exist here (serving {pinned})");
-            let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
-            return Plan::Answered(refused, Some(shown));
+        if let Some(runtime) = route.runtime() {
+            if let Some(pinned) = &self.config.runtime_arn
+                && !runtime.is(pinned)
+            {
+                let detail = format!("runtime {runtime} does not exist here (serving {pinned})");
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
+            }
+            if let Some(qualifier) = runtime::query_param(parts.uri.query(), "qualifier")
+                && qualifier != self.config.qualifier
+            {
+                let detail = format!("no endpoint {qualifier:?} (serving {:?})", self.config.qualifier);
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
+            }
         }
         let front = Arc::clone(self);
         let answer: Later = match route {
@@ -307,10 +324,12 @@ impl Front {
                 // The container answers a wrong method on its JSON-RPC path itself (405).
                 Box::pin(front.forward(parts.method, target, parts.headers, Bytes::new(), session))
             }
-            Route::Card { arn } => {
-                Box::pin(async move { front.card(parts.headers, session, arn.as_deref()).await })
+            Route::Card { runtime } => {
+                Box::pin(async move { front.card(parts.headers, session, runtime.as_ref()).await })
             }
             Route::Ping => Box::pin(async move { front.ping(parts.headers, &session).await }),
+            // Answered above.
+            Route::StopSession { runtime } => return self.stop_session(runtime, parts, body),
         };
         Plan::Wait(answer, Some(shown))
     }

@@ -14,8 +14,8 @@ use a2a_core::jsonrpc::Id;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::Response;
-use futures_util::future::{Either, ready};
 use futures_util::FutureExt as _;
+use futures_util::future::{Either, ready};
 
 use super::container::RuntimeFailure;
 use super::errors::platform_error;
@@ -181,7 +181,9 @@ impl Front {
                 Fault::SessionLost => {
                     // AgentCore answers RuntimeClientError when a container dies under an
                     // invocation; the session is over, its tasks with it.
-                    let _ = self.sessions.stop(session.as_str(), "injected fault SessionLost");
+                    let _ = self
+                        .sessions
+                        .stop(session.as_str(), "injected fault SessionLost");
                     Refusal::RuntimeUnavailable
                 }
             };

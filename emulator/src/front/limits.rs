@@ -210,7 +210,10 @@ mod tests {
                 .contains("throttle=2 is not a probability")
         );
         assert_eq!(
-            "session-lost=0.25".parse::<FaultSpec>().unwrap().session_lost,
+            "session-lost=0.25"
+                .parse::<FaultSpec>()
+                .unwrap()
+                .session_lost,
             0.25
         );
         assert!(

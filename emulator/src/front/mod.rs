@@ -239,8 +239,12 @@ impl Front {
             self.config.interface_path.as_deref(),
         );
         // Not an invocation: AWS answers it in its own shape, session header checks included.
-        if let Ok(Route::StopSession { runtime }) = route {
-            return self.stop_session(runtime, parts, body);
+        match route {
+            Ok(Route::StopSession { runtime }) => return self.stop_session(runtime, parts, body),
+            Err(detail) if stop_session::is_stop_path(parts.uri.path()) => {
+                return stop_session::unroutable(&parts, &detail);
+            }
+            _ => {}
         }
         let session = match session_id(&parts.headers) {
             Ok(session) => session,
@@ -291,10 +295,13 @@ impl Front {
                 let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
                 return Plan::Answered(refused, Some(shown));
             }
-            if let Some(qualifier) = runtime::query_param(parts.uri.query(), "qualifier")
-                && qualifier != self.config.qualifier
-            {
-                let detail = format!("no endpoint {qualifier:?} (serving {:?})", self.config.qualifier);
+            let qualifier = runtime::query_param(parts.uri.query(), "qualifier");
+            let qualifier = qualifier.as_deref().unwrap_or(runtime::DEFAULT_QUALIFIER);
+            if qualifier != self.config.qualifier {
+                let detail = format!(
+                    "no endpoint {qualifier:?} (serving {:?})",
+                    self.config.qualifier
+                );
                 let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
                 return Plan::Answered(refused, Some(shown));
             }

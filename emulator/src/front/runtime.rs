@@ -8,6 +8,9 @@
 
 use super::arn;
 
+/// The endpoint AWS uses when a path has no `?qualifier=`.
+pub const DEFAULT_QUALIFIER: &str = "DEFAULT";
+
 /// The runtime of an AWS path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Runtime {
@@ -138,7 +141,10 @@ mod tests {
             query_param(Some("a=1&qualifier=prod%2D1"), "qualifier").as_deref(),
             Some("prod-1")
         );
-        assert_eq!(query_param(Some("qualifier"), "qualifier").as_deref(), Some(""));
+        assert_eq!(
+            query_param(Some("qualifier"), "qualifier").as_deref(),
+            Some("")
+        );
         assert_eq!(query_param(Some("a=1"), "qualifier"), None);
         assert_eq!(query_param(None, "qualifier"), None);
     }

@@ -24,7 +24,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::aws_error::AwsError;
-use super::runtime::{Runtime, query_param};
+use super::runtime::{DEFAULT_QUALIFIER, Runtime, query_param};
 use super::{CONTAINER_REQUEST_ID, Front, Plan, SESSION, SESSION_ID_LENGTH};
 
 /// Largest StopRuntimeSession body read (it holds one token).
@@ -80,22 +80,31 @@ fn client_token(body: &[u8]) -> Result<Option<String>, String> {
     };
     match object.get("clientToken") {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::String(token)) if is_client_token(token) => {
-            Ok(Some(token.clone()))
-        }
-        Some(_) => Err("1 validation error detected: Value at 'clientToken' failed to satisfy \
+        Some(serde_json::Value::String(token)) if is_client_token(token) => Ok(Some(token.clone())),
+        Some(_) => Err(
+            "1 validation error detected: Value at 'clientToken' failed to satisfy \
                         constraint: Member must have length between 33 and 256 and match \
                         pattern [a-zA-Z0-9](-*[a-zA-Z0-9]){0,256}"
-            .to_owned()),
+                .to_owned(),
+        ),
     }
 }
 
 impl Front {
     /// Plans a StopRuntimeSession request on `runtime`.
-    pub(super) fn stop_session(self: &Arc<Self>, runtime: Runtime, parts: Parts, body: Body) -> Plan {
+    pub(super) fn stop_session(
+        self: &Arc<Self>,
+        runtime: Runtime,
+        parts: Parts,
+        body: Body,
+    ) -> Plan {
         let request_id = parts.headers.get(&CONTAINER_REQUEST_ID).cloned();
         let refuse = |error: AwsError, message: &str, session: Option<HeaderValue>| {
-            tracing::info!(error = error.type_name(), message, "StopRuntimeSession refused");
+            tracing::info!(
+                error = error.type_name(),
+                message,
+                "StopRuntimeSession refused"
+            );
             Plan::Answered(error.response(message, request_id.as_ref()), session)
         };
         let session = parts.headers.get(&SESSION).cloned();
@@ -120,9 +129,8 @@ impl Front {
             return refuse(AwsError::ResourceNotFound, &message, Some(session));
         }
         let qualifier = query_param(parts.uri.query(), "qualifier");
-        if let Some(qualifier) = qualifier
-            && qualifier != self.config.qualifier
-        {
+        let qualifier = qualifier.as_deref().unwrap_or(DEFAULT_QUALIFIER);
+        if qualifier != self.config.qualifier {
             let message = format!("Endpoint {qualifier} not found for runtime {runtime}");
             return refuse(AwsError::ResourceNotFound, &message, Some(session));
         }
@@ -142,7 +150,10 @@ impl Front {
                 && let Some(stopped) = front.stop_tokens.session_of(token)
             {
                 if stopped == id {
-                    tracing::info!(session_id = id, "StopRuntimeSession repeated (same clientToken)");
+                    tracing::info!(
+                        session_id = id,
+                        "StopRuntimeSession repeated (same clientToken)"
+                    );
                     return stopped_answer(request_id);
                 }
                 let message = "The clientToken was already used to stop another session";
@@ -166,11 +177,27 @@ impl Front {
     }
 }
 
+/// True for a path of StopRuntimeSession's shape, whatever runtime it names.
+pub(super) fn is_stop_path(path: &str) -> bool {
+    path.starts_with("/runtimes/") && path.ends_with("/stopruntimesession")
+}
+
+/// A StopRuntimeSession path that names no runtime (`detail` says why): AWS's validation
+/// error, not JSON-RPC.
+pub(super) fn unroutable(parts: &Parts, detail: &str) -> Plan {
+    tracing::info!(detail, "StopRuntimeSession refused");
+    let request_id = parts.headers.get(&CONTAINER_REQUEST_ID);
+    Plan::Answered(AwsError::Validation.response(detail, request_id), None)
+}
+
 /// StopRuntimeSession's success: 200, AWS's request id, no body members.
 fn stopped_answer(request_id: Option<&HeaderValue>) -> Response {
     let mut response = (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
     )
         .into_response();
     if let Some(id) = request_id {
@@ -196,7 +223,9 @@ mod tests {
         assert_eq!(client_token(b""), Ok(None));
         assert_eq!(client_token(b"{}"), Ok(None));
         assert!(client_token(br#"{"clientToken":"short"}"#).is_err());
-        assert!(client_token(format!(r#"{{"clientToken":"-{}"}}"#, "a".repeat(40)).as_bytes()).is_err());
+        assert!(
+            client_token(format!(r#"{{"clientToken":"-{}"}}"#, "a".repeat(40)).as_bytes()).is_err()
+        );
         assert!(client_token(b"[1]").is_err());
         assert!(client_token(b"{oops").is_err());
         assert!(is_client_token(&format!("a--{}", "b".repeat(40))));

@@ -78,9 +78,10 @@ pub(super) fn bounded(
         None => Box::pin(ended),
         Some(limit) => {
             let expired = tokio::time::sleep(limit).map(|()| Cut::MaxDuration);
-            Box::pin(futures_util::future::select(Box::pin(ended), Box::pin(expired)).map(
-                |either| either.factor_first().0,
-            ))
+            Box::pin(
+                futures_util::future::select(Box::pin(ended), Box::pin(expired))
+                    .map(|either| either.factor_first().0),
+            )
         }
     };
     Body::from_stream(Bounded {

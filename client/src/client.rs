@@ -425,6 +425,20 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Ends this client's session with AgentCore's StopRuntimeSession, next to the
+    /// invocation URL (signed as every call is): its streams end, its container stops and
+    /// its tasks are gone; the next call with the same session id starts a fresh session.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the endpoint is not an AgentCore invocation URL;
+    /// [`Error::SessionNotFound`] when no session of this id is active; an HTTP, transport
+    /// or signing error otherwise.
+    pub async fn stop_session(&self) -> Result<(), Error> {
+        crate::session_stop::stop(&self.transport, &self.endpoint.url).await
+    }
+}
+
 /// Params of a send of one text part from the user, with a new message id.
 pub fn text_params(text: &str) -> model::SendMessageParams {
     model::SendMessageParams {

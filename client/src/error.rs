@@ -91,6 +91,29 @@ pub enum Error {
     /// SigV4 signing failed (no credentials, no region).
     #[error("signing the request: {0}")]
     Signing(String),
+    /// A task is missing from a session that restarted under this client (its container
+    /// failed, or it was stopped): AgentCore keeps tasks in the session's microVM, so they
+    /// went with it. `last` is the answer (-32001).
+    #[error("{last}; session {session} was restarted ({why}), and the tasks it held are gone")]
+    SessionRestarted {
+        /// The session id.
+        session: String,
+        /// Why it restarted.
+        why: &'static str,
+        /// The answer that found the task missing.
+        last: Box<Error>,
+    },
+    /// StopRuntimeSession found no active session of that id (AWS's 404
+    /// ResourceNotFoundException).
+    #[error("no active session {session} at {url}: {detail}")]
+    SessionNotFound {
+        /// The StopRuntimeSession URL.
+        url: String,
+        /// The session id.
+        session: String,
+        /// AWS's answer, shortened.
+        detail: String,
+    },
 }
 
 impl Error {
@@ -98,7 +121,7 @@ impl Error {
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
             Self::Rpc(error) => Some(error),
-            Self::RetriesExhausted { last, .. } => last.rpc(),
+            Self::RetriesExhausted { last, .. } | Self::SessionRestarted { last, .. } => last.rpc(),
             _ => None,
         }
     }
@@ -108,7 +131,10 @@ impl Error {
         match self {
             Self::Rpc(error) => Some(error.http_status),
             Self::Http { status, .. } => Some(*status),
-            Self::RetriesExhausted { last, .. } => last.http_status(),
+            Self::SessionNotFound { .. } => Some(404),
+            Self::RetriesExhausted { last, .. } | Self::SessionRestarted { last, .. } => {
+                last.http_status()
+            }
             _ => None,
         }
     }
@@ -118,6 +144,12 @@ impl Error {
         match self {
             Self::Rpc(error) => error.hint(),
             Self::RetriesExhausted { last, .. } => last.hint(),
+            Self::SessionRestarted { .. } => Some(
+                "send the work again: the new session starts empty (on AgentCore a session's tasks live and end with its microVM)",
+            ),
+            Self::SessionNotFound { .. } => Some(
+                "the session has already ended (stopped, idle or past its lifetime), or the session id is not the one that was used (--session)",
+            ),
             Self::Http { status: 403, .. } => Some(
                 "access denied: check the credentials and that they allow bedrock-agentcore:InvokeAgentRuntime (use --sigv4 for AgentCore)",
             ),
@@ -239,7 +271,7 @@ impl RpcError {
                 "no such runtime or endpoint: check the runtime ARN (URL-encoded) and the qualifier"
             }
             ErrorCode::TaskNotFound => {
-                "no such task: task ids are per agent (and per session on AgentCore)"
+                "no such task: task ids are per agent, and per session on AgentCore, where a session that ended (stopped, idle, or lost with its container) took its tasks with it"
             }
             ErrorCode::TaskNotCancelable => "the task has already finished",
             ErrorCode::UnsupportedOperation => {

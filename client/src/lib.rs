@@ -41,6 +41,7 @@ pub mod error;
 pub mod protocol;
 pub mod retry;
 mod rpc;
+mod session_stop;
 #[cfg(feature = "sigv4")]
 pub mod sigv4;
 mod sse;

@@ -136,6 +136,8 @@ pub struct Args {
     /// Inject faults for client testing, per invocation:
     /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`
     /// (429/-32053, retryable 409/-32054, 424/-32055, 500/-32603, added latency).
+    /// `session-lost=P`: the session's container vanishes (its streams are cut, its tasks
+    /// gone, the next invocation starts a fresh session) and the invocation gets 424/-32055.
     #[arg(long, env = "A2A_FAULT")]
     pub fault: Option<FaultSpec>,
 

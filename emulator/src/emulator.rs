@@ -241,7 +241,8 @@ impl Emulator {
     }
 
     /// Injects faults per invocation ([`FaultSpec`], parsed from
-    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`).
+    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`;
+    /// `session-lost=P` ends the session as if its container died, answering 424/-32055).
     pub fn faults(mut self, faults: FaultSpec) -> Self {
         self.faults = Some(faults);
         self

@@ -291,7 +291,7 @@ impl Args {
         if let Some(seed) = self.seed {
             emulator = emulator.seed(seed);
         }
-        Ok(Server(Target::Front(emulator)))
+        Ok(Server(Target::Front(Box::new(emulator))))
     }
 
     /// The card's URL: `--public-url`, else `AGENTCORE_RUNTIME_URL` with a trailing slash,
@@ -317,8 +317,8 @@ pub struct Server(Target);
 
 #[derive(Debug)]
 enum Target {
-    /// The AgentCore front.
-    Front(Emulator),
+    /// The AgentCore front (boxed: an emulator's settings outweigh the container's).
+    Front(Box<Emulator>),
     /// `--container-only`: the A2A router alone.
     Container {
         container: Container,

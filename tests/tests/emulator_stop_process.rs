@@ -86,3 +86,38 @@ async fn stopping_a_session_stops_its_agent_process() {
     assert!(!exited(pids[1]));
     emulator.terminate();
 }
+
+#[tokio::test]
+async fn stopping_a_session_stops_its_in_process_agents_at_work() {
+    let mut emulator = Emulator::builder()
+        .args(["--agent", "conformance"])
+        .process()
+        .start();
+    let session = session_id("stop-working");
+    let (_, sent) = front::invoke(
+        &emulator,
+        Some(&session),
+        "message/send",
+        a2a_integration_tests::json!({"message": {"kind": "message", "role": "user",
+            "messageId": "slow-stop-working", "parts": [{"kind": "text", "text": "wait"}]},
+            "configuration": {"blocking": false}}),
+    )
+    .await;
+    let task = sent.result()["id"].as_str().unwrap().to_owned();
+    let stopped = front::post(
+        &emulator,
+        &format!("/runtimes/{}/stopruntimesession", encode(ARN)),
+        &[(SESSION_HEADER, &session)],
+        Vec::new(),
+    )
+    .await;
+    assert_eq!(stopped.status, 200, "{stopped:?}");
+    // Its agent is told to stop: the task fails with the session, logged.
+    wait_for_log(
+        &mut emulator,
+        &["running task failed", &task, "the session ended"],
+        STEP_TIMEOUT,
+    )
+    .await;
+    emulator.terminate();
+}

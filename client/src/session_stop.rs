@@ -49,7 +49,7 @@ pub(crate) async fn stop(transport: &Transport, endpoint: &Url) -> Result<(), Er
         streaming: false,
     };
     let session = transport.session_id();
-    match transport.execute(&call).await {
+    match send_retrying(transport, &call).await {
         Ok(_) => {
             transport.note_restart("it was stopped");
             Ok(())
@@ -62,6 +62,29 @@ pub(crate) async fn stop(transport: &Transport, endpoint: &Url) -> Result<(), Er
             detail: body,
         }),
         Err(error) => Err(error),
+    }
+}
+
+/// Sends the stop, retrying AWS's `ThrottlingException` (HTTP 429, restJson1: not a
+/// JSON-RPC refusal, so [`Transport::execute`] does not retry it) within the retry policy.
+async fn send_retrying(transport: &Transport, call: &Call<'_>) -> Result<(), Error> {
+    let started = std::time::Instant::now();
+    let mut attempt = 1;
+    loop {
+        let error = match transport.execute(call).await {
+            Ok(_) => return Ok(()),
+            Err(error @ Error::Http { status: 429, .. }) => error,
+            Err(error) => return Err(error),
+        };
+        let wait = transport.retry.backoff(attempt, None);
+        if attempt >= transport.retry.max_attempts
+            || started.elapsed() + wait > transport.retry.max_elapsed
+        {
+            return Err(error);
+        }
+        tracing::debug!(attempt, wait_ms = wait.as_millis() as u64, %error, "retrying the stop");
+        tokio::time::sleep(wait).await;
+        attempt += 1;
     }
 }
 

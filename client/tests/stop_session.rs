@@ -117,3 +117,39 @@ async fn a_url_that_is_not_an_invocation_url_has_no_session_to_stop() {
     let error = client.stop_session().await.unwrap_err();
     assert!(matches!(error, Error::Unsupported { .. }), "{error:?}");
 }
+
+#[tokio::test]
+async fn awss_throttling_is_retried_with_the_same_token() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("content-type", "application/json")
+                .insert_header("x-amzn-errortype", "ThrottlingException")
+                .set_body_string(r#"{"message":"Rate exceeded"}"#),
+        )
+        .up_to_n_times(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&server)
+        .await;
+    let url = format!("{}/runtimes/{ENCODED}/invocations/", server.uri());
+    let client = Client::builder(url)
+        .session_id(SESSION)
+        .retry(common::fast_retry())
+        .endpoint()
+        .unwrap();
+    client.stop_session().await.unwrap();
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 3);
+    let token = |n: usize| {
+        let body: serde_json::Value = serde_json::from_slice(&requests[n].body).unwrap();
+        body["clientToken"].as_str().unwrap().to_owned()
+    };
+    assert!(
+        token(0) == token(1) && token(1) == token(2),
+        "one token for the retries"
+    );
+}

@@ -92,6 +92,13 @@ pub enum Command {
         /// The task id.
         task: String,
     },
+    /// End the session (--session, or the URL's usual one) with AgentCore's
+    /// StopRuntimeSession: its streams end, its container stops and its tasks are gone; the
+    /// next call starts a fresh session. URL is the runtime's invocation URL.
+    StopSession {
+        /// The AgentCore invocation URL (`…/runtimes/{ARN}/invocations/`).
+        url: String,
+    },
 }
 
 /// Protocol versions.

@@ -3,7 +3,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | the agent or platform answered with a JSON-RPC error, or cannot do what was asked |
+//! | 1 | the agent or platform answered with a JSON-RPC error (or, to `stop-session`, AWS's not-found), or cannot do what was asked |
 //! | 2 | bad usage or configuration (clap's own usage errors are 2 as well) |
 //! | 3 | no usable answer: cannot connect, HTTP error without a JSON-RPC body, credentials refused (401, 403 AccessDenied), invalid response or card, stream cut short, signing failed |
 //! | 4 | throttled or session busy (-32053, retryable -32054), after every retry |
@@ -31,7 +31,10 @@ pub const TASK_UNSUCCESSFUL: u8 = 5;
 pub fn code(error: &Error) -> u8 {
     match error {
         Error::Rpc(rpc) if rpc.is_retryable() => RETRIES_EXHAUSTED,
-        Error::Rpc(_) | Error::Unsupported { .. } => RPC_ERROR,
+        Error::Rpc(_)
+        | Error::Unsupported { .. }
+        | Error::SessionNotFound { .. }
+        | Error::SessionRestarted { .. } => RPC_ERROR,
         Error::Config(_) => USAGE,
         Error::RetriesExhausted { .. } => RETRIES_EXHAUSTED,
         _ => NO_ANSWER,

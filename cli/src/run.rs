@@ -103,6 +103,18 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             let events = client.resubscribe(task).await?;
             follow(global, &client, events).await
         }
+        Command::StopSession { url } => {
+            // Not an A2A call: no card is read.
+            let client = builder(global, url).await?.endpoint()?;
+            client.stop_session().await?;
+            let session = client.session_id();
+            if global.json {
+                println!("{}", serde_json::json!({ "stoppedSession": session }));
+            } else {
+                println!("stopped session {session}");
+            }
+            Ok(exit::OK)
+        }
     }
 }
 

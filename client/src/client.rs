@@ -440,6 +440,32 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Ends this client's session with AgentCore's StopRuntimeSession, next to the
+    /// invocation URL (signed as every call is): its streams end, its container stops and
+    /// its tasks are gone; the next call with the same session id starts a fresh session.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the endpoint is not an AgentCore invocation URL;
+    /// [`Error::SessionNotFound`] when no session of this id is active; an HTTP, transport
+    /// or signing error otherwise.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), a2a_client::Error> {
+    /// use a2a_client::Client;
+    ///
+    /// let url = "http://127.0.0.1:9000/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-abcdefghij/invocations/";
+    /// let client = Client::builder(url).endpoint()?;
+    /// client.send_text("hello").await?;
+    /// client.stop_session().await?; // the session's tasks are gone now
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn stop_session(&self) -> Result<(), Error> {
+        crate::session_stop::stop(&self.transport, &self.endpoint.url).await
+    }
+}
+
 /// Params of a send of one text part from the user, with a new message id.
 pub fn text_params(text: &str) -> model::SendMessageParams {
     model::SendMessageParams {

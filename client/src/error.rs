@@ -127,6 +127,29 @@ pub enum Error {
         /// AWS's message.
         message: String,
     },
+    /// A task is missing from a session that restarted under this client (its container
+    /// failed, or it was stopped): AgentCore keeps tasks in the session's microVM, so they
+    /// went with it. `last` is the answer (-32001).
+    #[error("{last}; session {session} was restarted ({why}), and the tasks it held are gone")]
+    SessionRestarted {
+        /// The session id.
+        session: String,
+        /// Why it restarted.
+        why: &'static str,
+        /// The answer that found the task missing.
+        last: Box<Error>,
+    },
+    /// StopRuntimeSession found no active session of that id (AWS's 404
+    /// ResourceNotFoundException).
+    #[error("no active session {session} at {url}: {detail}")]
+    SessionNotFound {
+        /// The StopRuntimeSession URL.
+        url: String,
+        /// The session id.
+        session: String,
+        /// AWS's answer, shortened.
+        detail: String,
+    },
 }
 
 impl Error {
@@ -134,7 +157,7 @@ impl Error {
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
             Self::Rpc(error) => Some(error),
-            Self::RetriesExhausted { last, .. } => last.rpc(),
+            Self::RetriesExhausted { last, .. } | Self::SessionRestarted { last, .. } => last.rpc(),
             Self::StreamResumeFailed { source, .. } => source.rpc(),
             _ => None,
         }
@@ -147,7 +170,10 @@ impl Error {
             Self::Http { status, .. } => Some(*status),
             Self::Unauthorized { .. } => Some(401),
             Self::AccessDenied { .. } => Some(403),
-            Self::RetriesExhausted { last, .. } => last.http_status(),
+            Self::SessionNotFound { .. } => Some(404),
+            Self::RetriesExhausted { last, .. } | Self::SessionRestarted { last, .. } => {
+                last.http_status()
+            }
             _ => None,
         }
     }
@@ -162,6 +188,12 @@ impl Error {
             ),
             Self::AccessDenied { .. } => Some(
                 "check the SigV4 credentials (--sigv4, the AWS environment) and that they allow bedrock-agentcore:InvokeAgentRuntime; a runtime with a JWT authorizer wants --bearer instead",
+            ),
+            Self::SessionRestarted { .. } => Some(
+                "send the work again: the new session starts empty (on AgentCore a session's tasks live and end with its microVM)",
+            ),
+            Self::SessionNotFound { .. } => Some(
+                "the session has already ended (stopped, idle or past its lifetime), or the session id is not the one that was used (--session)",
             ),
             Self::Http { status: 403, .. } => Some(
                 "access denied: check the credentials and that they allow bedrock-agentcore:InvokeAgentRuntime (use --sigv4 for AgentCore)",
@@ -284,7 +316,7 @@ impl RpcError {
                 "no such runtime or endpoint: check the runtime ARN (URL-encoded) and the qualifier"
             }
             ErrorCode::TaskNotFound => {
-                "no such task: task ids are per agent (and per session on AgentCore)"
+                "no such task: task ids are per agent, and per session on AgentCore, where a session that ended (stopped, idle, or lost with its container) took its tasks with it"
             }
             ErrorCode::TaskNotCancelable => "the task has already finished",
             ErrorCode::UnsupportedOperation => {

@@ -44,6 +44,7 @@ pub mod protocol;
 mod refusal;
 pub mod retry;
 mod rpc;
+mod session_stop;
 #[cfg(feature = "sigv4")]
 pub mod sigv4;
 mod sse;

@@ -2,12 +2,13 @@
 //! retryable refusals) with the session header and credentials, and the answer read on any
 //! HTTP status.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use a2a_core::ProtocolVersion;
 use a2a_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
+use a2a_core::error::ErrorCode;
 use a2a_core::version::VERSION_HEADER;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
@@ -40,6 +41,8 @@ pub struct Transport {
     pub(crate) stream_idle: Option<Duration>,
     session: Mutex<String>,
     next_id: AtomicU64,
+    /// Why the session may have restarted since this client used it, once it may have.
+    restart: Mutex<Option<&'static str>>,
 }
 
 /// How to send one request.
@@ -116,6 +119,7 @@ impl Transport {
             stream_idle: None,
             session: Mutex::new(session.unwrap_or_else(new_session_id)),
             next_id: AtomicU64::new(1),
+            restart: Mutex::new(None),
         }
     }
 
@@ -156,8 +160,42 @@ impl Transport {
         (id, Bytes::from(body))
     }
 
-    /// Sends `call`, retrying what the policy retries, and reads the answer.
+    /// Notes that the session may have restarted (`why`), so that a task it no longer has
+    /// is reported as lost with it.
+    pub fn note_restart(&self, why: &'static str) {
+        *self.restart.lock().unwrap_or_else(PoisonError::into_inner) = Some(why);
+    }
+
+    /// Sends `call` ([`Transport::attempts`]) and says when a task is missing because the
+    /// session restarted under this client: its container failed (RuntimeClientError, as
+    /// when AgentCore loses a session) or it was stopped.
     pub async fn execute(&self, call: &Call<'_>) -> Result<Outcome, Error> {
+        let error = match self.attempts(call).await {
+            Ok(outcome) => return Ok(outcome),
+            Err(error) => error,
+        };
+        match error.rpc().map(|rpc| rpc.code) {
+            Some(ErrorCode::RuntimeClientError) => {
+                self.note_restart("its container failed (RuntimeClientError)");
+                Err(error)
+            }
+            Some(ErrorCode::TaskNotFound) => {
+                let why = *self.restart.lock().unwrap_or_else(PoisonError::into_inner);
+                match why {
+                    Some(why) => Err(Error::SessionRestarted {
+                        session: self.session_id(),
+                        why,
+                        last: Box::new(error),
+                    }),
+                    None => Err(error),
+                }
+            }
+            _ => Err(error),
+        }
+    }
+
+    /// Sends `call`, retrying what the policy retries, and reads the answer.
+    async fn attempts(&self, call: &Call<'_>) -> Result<Outcome, Error> {
         let started = Instant::now();
         let mut attempt = 1;
         loop {

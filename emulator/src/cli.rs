@@ -140,6 +140,8 @@ pub struct Args {
     /// tasks/resubscribe, SubscribeToTask) after 1 to 3 events, drawn with --seed, as a
     /// dropped connection: the body breaks off with no final event. It tests that a
     /// client resubscribes with Last-Event-ID and goes on without repeating an event.
+    /// `session-lost=P`: the session's container vanishes (its streams are cut, its tasks
+    /// gone, the next invocation starts a fresh session) and the invocation gets 424/-32055.
     #[arg(long, env = "A2A_FAULT")]
     pub fault: Option<FaultSpec>,
 
@@ -212,6 +214,21 @@ pub struct Args {
     /// `token` prints a JWT for `--auth jwt`; without a subcommand the emulator serves.
     #[command(subcommand)]
     pub command: Option<crate::auth_flags::Command>,
+    /// Seconds a streaming response may last (AgentCore's "Streaming maximum duration": 60
+    /// minutes); then the connection is dropped without a closing event.
+    #[arg(long, env = "A2A_MAX_STREAM_SECONDS", default_value_t = 3600)]
+    pub max_stream_seconds: u64,
+
+    /// Live sessions at most (AgentCore's active-session quota: 1,000 in US East (N.
+    /// Virginia) and US West (Oregon), 500 elsewhere); an invocation that would start one
+    /// more gets 402 ServiceQuotaExceededException (AWS's JSON shape, not JSON-RPC).
+    #[arg(long, env = "A2A_MAX_SESSIONS", default_value_t = crate::front::DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
+
+    /// The endpoint (alias) served, as `?qualifier=` names it on AWS's paths (AWS: DEFAULT
+    /// when absent); another gets 404 (ResourceNotFoundException).
+    #[arg(long, env = "A2A_QUALIFIER", default_value = "DEFAULT")]
+    pub qualifier: String,
 }
 
 impl Args {
@@ -313,7 +330,10 @@ impl Args {
         .idle_timeout(Duration::from_secs(self.idle_timeout))
         .max_lifetime(Duration::from_secs(self.max_lifetime))
         .request_timeout(Duration::from_secs(self.request_timeout))
-        .shutdown_grace(grace);
+        .shutdown_grace(grace)
+        .max_stream_duration(Duration::from_secs(self.max_stream_seconds))
+        .max_sessions(self.max_sessions)
+        .qualifier(self.qualifier.clone());
         if let Some(url) = public_url {
             emulator = emulator.public_url(url);
         }
@@ -338,7 +358,7 @@ impl Args {
         if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
             emulator = emulator.auth(auth);
         }
-        Ok(Server(Target::Front(emulator)))
+        Ok(Server(Target::Front(Box::new(emulator))))
     }
 
     /// `--request-header-allowlist` as names (none for an empty value).
@@ -374,8 +394,8 @@ pub struct Server(Target);
 
 #[derive(Debug)]
 enum Target {
-    /// The AgentCore front.
-    Front(Emulator),
+    /// The AgentCore front (boxed: an emulator's settings outweigh the container's).
+    Front(Box<Emulator>),
     /// `--container-only`: the A2A router alone.
     Container {
         container: Container,

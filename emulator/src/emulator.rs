@@ -92,6 +92,9 @@ pub struct Emulator {
     /// The request header allowlist as given (checked at start); `None`: the default.
     request_header_allowlist: Option<Vec<String>>,
     auth: Option<Box<InboundAuth>>,
+    max_stream_duration: Duration,
+    max_sessions: usize,
+    qualifier: String,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -168,6 +171,9 @@ impl Emulator {
             agent_startup_timeout: Duration::from_secs(30),
             request_header_allowlist: None,
             auth: None,
+            max_stream_duration: Duration::from_secs(3600),
+            max_sessions: front::DEFAULT_MAX_SESSIONS,
+            qualifier: "DEFAULT".to_owned(),
         }
     }
 
@@ -248,7 +254,8 @@ impl Emulator {
     }
 
     /// Injects faults per invocation ([`FaultSpec`], parsed from
-    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`).
+    /// `throttle=0.1,conflict=0.05,runtime-error=0.01,internal=0.01,latency=200ms`;
+    /// `session-lost=P` ends the session as if its container died, answering 424/-32055).
     pub fn faults(mut self, faults: FaultSpec) -> Self {
         self.faults = Some(faults);
         self
@@ -326,6 +333,30 @@ impl Emulator {
     /// ```
     pub fn auth(mut self, auth: InboundAuth) -> Self {
         self.auth = Some(Box::new(auth));
+        self
+    }
+
+    /// How long a streaming response may last before it is cut (AgentCore: 60 minutes,
+    /// "Streaming maximum duration" on the
+    /// [quotas page](https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/bedrock-agentcore-limits.html)).
+    /// The connection is dropped without a closing event.
+    pub fn max_stream_duration(mut self, duration: Duration) -> Self {
+        self.max_stream_duration = duration;
+        self
+    }
+
+    /// Live sessions at most (AgentCore's active-session quota: 1,000 in US East (N.
+    /// Virginia) and US West (Oregon)); an invocation that would start one more gets 402
+    /// `ServiceQuotaExceededException`. 0 refuses every new session.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// The endpoint served (default `DEFAULT`, as AWS assumes without `?qualifier=`); AWS's
+    /// paths naming another qualifier get 404 (ResourceNotFoundException).
+    pub fn qualifier(mut self, qualifier: impl Into<String>) -> Self {
+        self.qualifier = qualifier.into();
         self
     }
 
@@ -453,6 +484,7 @@ impl Emulator {
                 max_lifetime: self.max_lifetime,
                 startup: self.session_startup,
                 exclusive: self.exclusive_sessions,
+                max_sessions: self.max_sessions,
             },
         ));
         sessions::spawn_reaper(&sessions);
@@ -478,6 +510,8 @@ impl Emulator {
             interface_path: a2a_server::http::interface_path(public_url),
             request_header_allowlist,
             auth,
+            max_stream: self.max_stream_duration,
+            qualifier: self.qualifier,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

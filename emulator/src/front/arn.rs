@@ -29,7 +29,7 @@ pub fn is_runtime_arn(arn: &str) -> bool {
 }
 
 /// `{name}-{10 alphanumerics}`, the name a letter then up to 47 letters, digits or `_`.
-fn is_runtime_id(id: &str) -> bool {
+pub(super) fn is_runtime_id(id: &str) -> bool {
     let Some((name, suffix)) = id.rsplit_once('-') else {
         return false;
     };

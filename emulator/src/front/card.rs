@@ -10,6 +10,7 @@ use a2a_core::jsonrpc::Id;
 
 use super::container::{self, RuntimeFailure};
 use super::errors::platform_error;
+use super::runtime::Runtime;
 use super::{CARD_PATH, Front, SessionName};
 
 impl Front {
@@ -17,19 +18,15 @@ impl Front {
         &self,
         headers: HeaderMap,
         session: SessionName,
-        arn: Option<&str>,
+        runtime: Option<&Runtime>,
     ) -> Response {
-        let Some(arn) = arn else {
+        let Some(runtime) = runtime else {
             let target = Uri::from_static(CARD_PATH);
             return self
                 .forward(Method::GET, target, headers, Bytes::new(), session)
                 .await;
         };
-        let url = format!(
-            "{}/runtimes/{}/invocations/",
-            self.config.base_url,
-            a2a_core::percent::encode_component(arn)
-        );
+        let url = runtime.invocation_url(&self.config.base_url);
         let json = match self.template.card_json(&url) {
             Some(json) => Ok(json),
             None => self.upstream_card(&self.template, &url).await,

@@ -231,12 +231,27 @@ impl Container {
         }
     }
 
-    /// Stops the container's process (SIGTERM, SIGKILL after a grace), if it has one.
+    /// Stops the container: its process (SIGTERM, SIGKILL after a grace), or, in-process,
+    /// the agents still at work (their tasks fail and their agents are told to stop, as a
+    /// microVM's work ends with it; nobody can reach those tasks any more).
     pub fn stop(&self) {
-        if let Self::Process(process) = self
-            && let Some(process) = process.started()
-        {
-            process.stop();
+        match self {
+            Self::Process(process) => {
+                if let Some(process) = process.started() {
+                    process.stop();
+                }
+            }
+            Self::InProcess { engine, .. } if engine.running_tasks() > 0 => {
+                let engine = Arc::clone(engine);
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(async move {
+                        engine
+                            .fail_running("session-end", "the session ended")
+                            .await;
+                    });
+                }
+            }
+            Self::InProcess { .. } | Self::Upstream(_) => {}
         }
     }
 

@@ -14,14 +14,15 @@ use a2a_core::jsonrpc::Id;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::Response;
+use futures_util::FutureExt as _;
 use futures_util::future::{Either, ready};
-use futures_util::{FutureExt as _, StreamExt as _};
 
-use super::container::{self, RuntimeFailure};
+use super::container::RuntimeFailure;
 use super::errors::platform_error;
 use super::explain::{self, Caller};
 use super::limits::{Fault, FaultInjector};
 use super::sessions::{self, Unavailable};
+use super::stream_end;
 use super::task_index::AnswerWatch;
 use super::workload_token;
 use super::{Front, Later, SESSION, SessionName, request_id_of};
@@ -87,13 +88,14 @@ impl Front {
         } else {
             Either::Right(Box::pin(tokio::time::sleep(wait)))
         };
+        let max_stream = self.config.max_stream;
         Either::Right(started.then(move |()| {
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);
             call.map(move |answered| {
                 let watched = (caller, watch);
-                settle(answered, &entered.container, mark, &body, watched)
+                settle(answered, &entered, mark, &body, watched, max_stream)
             })
         }))
     }
@@ -112,17 +114,20 @@ pub(super) fn refused_entry(unavailable: &Unavailable, payload: &[u8]) -> Respon
             request_id_of(payload),
             &format!("the container could not start: {error}"),
         ),
+        Unavailable::Quota(_) => super::session_quota::refused(unavailable),
     }
 }
 
 /// The container's answer as the client gets it: a whole answer as it is, a stream with
-/// the in-flight mark riding along until its end, a failure as AgentCore's 424.
+/// the in-flight mark riding along until its end (cut when the session ends, or after
+/// `max_stream`), a failure as AgentCore's 424.
 fn settle(
     answered: Result<Response, RuntimeFailure>,
-    container: &container::Container,
+    session: &sessions::Session,
     mark: sessions::InFlight,
     payload: &[u8],
     (caller, watch): (Option<Caller>, Option<AnswerWatch>),
+    max_stream: Duration,
 ) -> Response {
     match answered {
         Ok(response) => {
@@ -130,23 +135,24 @@ fn settle(
                 .headers()
                 .get(header::CONTENT_TYPE)
                 .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
-            if !streaming && container.answers_whole() {
+            if !streaming && session.container.answers_whole() {
                 // A whole answer: the invocation is over when it is handed back.
                 return match caller {
-                    Some(caller) => explain::watch_not_found(response, container, payload, caller),
+                    Some(caller) => {
+                        explain::watch_not_found(response, &session.container, payload, caller)
+                    }
                     None => response,
                 };
             }
             let (parts, body) = response.into_parts();
-            let stream = body.into_data_stream().map(move |chunk| {
-                let _still_in_flight = &mark;
-                chunk
-            });
+            let limit = streaming.then_some(max_stream);
+            let body = stream_end::bounded(body, session, limit, mark);
             match watch {
-                Some(watch) => {
-                    Response::from_parts(parts, Body::from_stream(watch.observe(stream)))
-                }
-                None => Response::from_parts(parts, Body::from_stream(stream)),
+                Some(watch) => Response::from_parts(
+                    parts,
+                    Body::from_stream(watch.observe(body.into_data_stream())),
+                ),
+                None => Response::from_parts(parts, body),
             }
         }
         Err(failure) => platform_error(
@@ -219,6 +225,14 @@ impl Front {
                 Fault::Conflict => Refusal::SessionBusy,
                 Fault::RuntimeError => Refusal::RuntimeUnavailable,
                 Fault::Internal | Fault::AccessDenied => Refusal::Internal,
+                Fault::SessionLost => {
+                    // AgentCore answers RuntimeClientError when a container dies under an
+                    // invocation; the session is over, its tasks with it.
+                    let _ = self
+                        .sessions
+                        .stop(session.as_str(), "injected fault SessionLost");
+                    Refusal::RuntimeUnavailable
+                }
             };
             let detail = format!("injected fault {fault:?}");
             return platform_error(refusal, request_id_of(&body), &detail);

@@ -54,6 +54,9 @@ pub struct FaultSpec {
     /// An SSE answer cut short after 1 to 3 events, as a dropped
     /// connection.
     pub stream_cut: f64,
+    /// The session's container vanishes: the session ends (streams cut, tasks gone) and
+    /// the invocation gets 424 / -32055.
+    pub session_lost: f64,
     /// Added before every invocation.
     pub latency: Duration,
     /// 403 AccessDeniedException, exactly what an unsigned request to a SigV4 runtime gets.
@@ -63,7 +66,7 @@ pub struct FaultSpec {
 /// A fault specification that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, access-denied=P, stream-cut=P (P from 0 to 1) and latency=200ms"
+    "--fault {0}; expected a comma-separated list of throttle=P, conflict=P, runtime-error=P, internal=P, access-denied=P, stream-cut=P, session-lost=P (P from 0 to 1) and latency=200ms"
 )]
 pub struct BadFaultSpec(String);
 
@@ -95,6 +98,7 @@ impl FromStr for FaultSpec {
                 "internal" => spec.internal = probability()?,
                 "access-denied" => spec.access_denied = probability()?,
                 "stream-cut" => spec.stream_cut = probability()?,
+                "session-lost" => spec.session_lost = probability()?,
                 "latency" => {
                     spec.latency = parse_duration(value.trim()).ok_or_else(|| {
                         BadFaultSpec(format!(
@@ -132,6 +136,8 @@ pub enum Fault {
     Internal,
     /// Answer AWS's 403 AccessDenied.
     AccessDenied,
+    /// End the session as if its container died, and answer as AgentCore does then.
+    SessionLost,
 }
 
 /// The most events a cut stream delivers before it is cut (`stream-cut`): early, so that
@@ -169,6 +175,7 @@ impl FaultInjector {
             (self.spec.runtime_error, Fault::RuntimeError),
             (self.spec.internal, Fault::Internal),
             (self.spec.access_denied, Fault::AccessDenied),
+            (self.spec.session_lost, Fault::SessionLost),
         ] {
             edge += probability;
             if roll < edge {
@@ -227,6 +234,13 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("throttle=2 is not a probability")
+        );
+        assert_eq!(
+            "session-lost=0.25"
+                .parse::<FaultSpec>()
+                .unwrap()
+                .session_lost,
+            0.25
         );
         assert!(
             "boom=0.1"

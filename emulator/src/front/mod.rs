@@ -10,10 +10,6 @@
 pub mod allowlist;
 mod arn;
 pub mod auth;
-#[expect(
-    dead_code,
-    reason = "answers the SigV4 step and StopRuntimeSession, landing in this change"
-)]
 pub mod aws_error;
 /// How an ARN is written in an invocation path (`/runtimes/{arn}/invocations`).
 pub use a2a_core::percent::encode_component as percent_encode;
@@ -28,9 +24,14 @@ pub mod limits;
 pub mod process;
 mod processes;
 mod routes;
+mod runtime;
 mod session_name;
+mod session_quota;
+pub use session_quota::DEFAULT_MAX_SESSIONS;
 pub mod sessions;
+mod stop_session;
 mod stream_cut;
+mod stream_end;
 mod task_index;
 pub mod task_owners;
 mod workload_token;
@@ -87,6 +88,10 @@ pub struct FrontConfig {
     pub request_header_allowlist: allowlist::RequestHeaderAllowlist,
     /// Inbound auth, checked before anything else (`None`: off).
     pub auth: Option<Arc<auth::Guard>>,
+    /// How long a streaming response may last before it is cut.
+    pub max_stream: Duration,
+    /// The endpoint (`?qualifier=`) served; AWS's paths naming another get 404.
+    pub qualifier: String,
 }
 
 struct Front {
@@ -102,6 +107,8 @@ struct Front {
     explained: explain::Explained,
     /// Which agent process made which task.
     task_index: Arc<task_index::TaskIndex>,
+    /// StopRuntimeSession's client tokens.
+    stop_tokens: stop_session::Tokens,
 }
 
 /// What [`service`] returns: a cloneable service for every request that never fails (each
@@ -146,6 +153,7 @@ pub fn service(
         template,
         explained: explain::Explained::default(),
         task_index: Arc::default(),
+        stop_tokens: stop_session::Tokens::default(),
     });
     Ok(tower::service_fn(move |request| {
         handle(Arc::clone(&front), request).map(Ok)
@@ -257,6 +265,19 @@ impl Front {
     /// Decides what to do with a request: checks the session header and the route, names
     /// the session.
     fn plan(self: &Arc<Self>, parts: Parts, body: Body) -> Plan {
+        let route = route(
+            &parts.method,
+            &parts.uri,
+            self.config.interface_path.as_deref(),
+        );
+        // Not an invocation: AWS answers it in its own shape, session header checks included.
+        match route {
+            Ok(Route::StopSession { runtime }) => return self.stop_session(runtime, parts, body),
+            Err(detail) if stop_session::is_stop_path(parts.uri.path()) => {
+                return stop_session::unroutable(&parts, &detail);
+            }
+            _ => {}
+        }
         let session = match session_id(&parts.headers) {
             Ok(session) => session,
             Err(detail) => {
@@ -272,15 +293,7 @@ impl Front {
                 return Plan::Wait(Box::pin(answer), None);
             }
         };
-        let route = route(
-            &parts.method,
-            parts.uri.path(),
-            self.config.interface_path.as_deref(),
-        );
-        let on_invocation_path = matches!(
-            route,
-            Ok(Route::Invoke { arn: Some(_) } | Route::Card { arn: Some(_) })
-        );
+        let on_invocation_path = route.as_ref().is_ok_and(|route| route.runtime().is_some());
         let session = match session {
             Some(session) => session,
             // AgentCore starts a new session for an invocation without one; the container
@@ -306,13 +319,24 @@ impl Front {
                 return Plan::Answered(refused, Some(shown));
             }
         };
-        if let (Route::Invoke { arn: Some(arn) } | Route::Card { arn: Some(arn) }, Some(pinned)) =
-            (&route, &self.config.runtime_arn)
-            && arn != pinned
-        {
-            let detail = format!("runtime {arn} does not exist here (serving {pinned})");
-            let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
-            return Plan::Answered(refused, Some(shown));
+        if let Some(runtime) = route.runtime() {
+            if let Some(pinned) = &self.config.runtime_arn
+                && !runtime.is(pinned)
+            {
+                let detail = format!("runtime {runtime} does not exist here (serving {pinned})");
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
+            }
+            let qualifier = runtime::query_param(parts.uri.query(), "qualifier");
+            let qualifier = qualifier.as_deref().unwrap_or(runtime::DEFAULT_QUALIFIER);
+            if qualifier != self.config.qualifier {
+                let detail = format!(
+                    "no endpoint {qualifier:?} (serving {:?})",
+                    self.config.qualifier
+                );
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
+            }
         }
         let front = Arc::clone(self);
         let answer: Later = match route {
@@ -339,10 +363,12 @@ impl Front {
                 // The container answers a wrong method on its JSON-RPC path itself (405).
                 Box::pin(front.forward(parts.method, target, parts.headers, Bytes::new(), session))
             }
-            Route::Card { arn } => {
-                Box::pin(async move { front.card(parts.headers, session, arn.as_deref()).await })
+            Route::Card { runtime } => {
+                Box::pin(async move { front.card(parts.headers, session, runtime.as_ref()).await })
             }
             Route::Ping => Box::pin(async move { front.ping(parts.headers, &session).await }),
+            // Answered above.
+            Route::StopSession { runtime } => return self.stop_session(runtime, parts, body),
         };
         Plan::Wait(answer, Some(shown))
     }

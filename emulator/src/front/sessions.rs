@@ -10,6 +10,12 @@
 //! `/ping` first answers 200, and stopping until its process has exited; a session whose
 //! process exited or never listened is over (the next invocation starts a new one), and a
 //! session whose process says `HealthyBusy` is in use.
+//!
+//! A session also ends when it is stopped ([`Sessions::stop`]: StopRuntimeSession, or the
+//! `session-lost` fault): its open streams are cut, its container stopped, and it is
+//! stopping for `--session-startup-ms` like any ended session; its tasks went with its
+//! container. At most `--max-sessions` sessions are live at once; a new session past that
+//! is refused ([`Unavailable::Quota`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -17,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use a2a_core::card::CardError;
+use tokio::sync::watch;
 
 use super::container::{Backend, Container};
 
@@ -31,6 +38,8 @@ pub struct SessionPolicy {
     pub startup: Duration,
     /// Refuse a second concurrent invocation on one session.
     pub exclusive: bool,
+    /// Live sessions at most; a new one past that is refused.
+    pub max_sessions: usize,
 }
 
 /// One session and its container.
@@ -42,6 +51,8 @@ pub struct Session {
     /// When the last invocation ended, in nanoseconds after `created`.
     last_used: AtomicU64,
     in_flight: AtomicUsize,
+    /// Set once the session has ended: its open streams end with it.
+    ended: watch::Sender<bool>,
 }
 
 /// Why an invocation cannot use its session now.
@@ -53,7 +64,15 @@ pub enum Unavailable {
     /// A new container could not be made.
     #[error("{0}")]
     Container(#[from] CardError),
+    /// A new session would pass `--max-sessions`.
+    #[error("{0} sessions are active, the most this endpoint allows")]
+    Quota(usize),
 }
+
+/// [`Sessions::stop`] found no live session of that id.
+#[derive(Debug, thiserror::Error)]
+#[error("no active session {0}")]
+pub struct NoSuchSession(pub String);
 
 /// Marks an invocation in flight on a session; dropping it ends the invocation.
 pub struct InFlight {
@@ -79,6 +98,15 @@ impl Session {
     fn last_used(&self) -> Instant {
         self.created + Duration::from_nanos(self.last_used.load(Ordering::Acquire))
     }
+
+    /// Resolves once the session has ended (at once if it has).
+    pub fn ended(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut ended = self.ended.subscribe();
+        async move {
+            // An error means the session is gone altogether: ended too.
+            let _ = ended.wait_for(|ended| *ended).await;
+        }
+    }
 }
 
 enum Slot {
@@ -94,6 +122,7 @@ impl Slot {
     /// Ends a live session: its container is stopped, the slot stops for `startup`.
     fn end(&mut self, now: Instant, startup: Duration) {
         if let Self::Live(session) = self {
+            session.ended.send_replace(true);
             session.container.stop();
             *self = Self::Stopping {
                 until: now + startup,
@@ -187,16 +216,42 @@ impl Sessions {
                 Slot::Stopping { .. } => {}
             }
         }
+        let live = slots
+            .values()
+            .filter(|slot| matches!(slot, Slot::Live(_)))
+            .count();
+        if live >= self.policy.max_sessions {
+            return Err(Unavailable::Quota(live));
+        }
         let session = Arc::new(Session {
             container: self.backend.new_container(id)?,
             created: now,
             ready_at: now + startup,
             last_used: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
+            ended: watch::Sender::new(false),
         });
         slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
         tracing::info!(session_id = id, "session started");
         Ok((session, startup))
+    }
+
+    /// Ends the live session `id` now, as StopRuntimeSession does: its open streams are
+    /// cut, its container (or agent process) is stopped and its tasks go with it; the next
+    /// invocation with that id starts a new session once it has stopped. `why` is logged.
+    ///
+    /// # Errors
+    /// [`NoSuchSession`] when no live session has that id (never started, already ended).
+    pub fn stop(&self, id: &str, why: &'static str) -> Result<(), NoSuchSession> {
+        let mut slots = self.lock();
+        match slots.get_mut(id) {
+            Some(slot @ Slot::Live(_)) => {
+                tracing::info!(session_id = id, why, "session ended (stopped)");
+                slot.end(Instant::now(), self.policy.startup);
+                Ok(())
+            }
+            _ => Err(NoSuchSession(id.to_owned())),
+        }
     }
 
     /// Ends idle and expired sessions; returns how many ended.

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use futures_util::{Stream, StreamExt as _};
 pub use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
+pub mod cli;
 pub mod conformance;
 pub mod front;
 

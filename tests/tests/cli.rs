@@ -3,65 +3,11 @@
 //! list, cancel, resubscribe, sessions, and the platform's injected throttling and
 //! busy-session refusals survived through retries; exit codes as documented.
 
-use std::process::{Command, Output};
-
+use a2a_integration_tests::cli::run;
 use a2a_integration_tests::front::{invocations, session_id};
-use a2a_integration_tests::{Emulator, Value, binary};
+use a2a_integration_tests::{Emulator, Value};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/cli_test-Ab12Cd34Ef";
-
-/// Runs `a2a` with `args`, its environment variables cleared.
-fn a2a(args: &[&str]) -> Output {
-    let mut command = Command::new(binary("a2a-cli", "a2a"));
-    for name in [
-        "A2A_SESSION_ID",
-        "A2A_BEARER_TOKEN",
-        "A2A_API_KEY",
-        "RUST_LOG",
-    ] {
-        command.env_remove(name);
-    }
-    command.args(args).output().expect("a2a runs")
-}
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let output = a2a(args);
-    let run = Run {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|error| {
-            panic!(
-                "stdout is not one JSON value ({error}): {}\nstderr: {}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "stdout: {}\nstderr: {}",
-            self.stdout,
-            self.stderr
-        );
-        self
-    }
-}
 
 /// The invocation URL of the emulator's runtime, with the trailing slash AWS documents.
 fn invocation_url(emulator: &Emulator) -> String {

@@ -3,27 +3,12 @@
 //! OAuth metadata and says a token is needed, a 403 AccessDenied says SigV4 credentials, and
 //! a token from the emulator's issuer passes with `--bearer`.
 
-use std::process::{Command, Output};
-
 use a2a_emulator::{TestIssuer, TokenRequest};
+use a2a_integration_tests::Emulator;
+use a2a_integration_tests::cli::a2a;
 use a2a_integration_tests::front::{encode, invocations};
-use a2a_integration_tests::{Emulator, binary};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/cli_auth-Ab12Cd34Ef";
-
-/// Runs `a2a` with `args`, its environment variables cleared.
-fn a2a(args: &[&str]) -> Output {
-    let mut command = Command::new(binary("a2a-cli", "a2a"));
-    for name in [
-        "A2A_SESSION_ID",
-        "A2A_BEARER_TOKEN",
-        "A2A_API_KEY",
-        "RUST_LOG",
-    ] {
-        command.env_remove(name);
-    }
-    command.args(args).output().expect("a2a runs")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -3,55 +3,14 @@
 //! `a2a stop-session` against the emulator, and how a task lost with its session is
 //! reported (by the library when it saw the session restart, by the CLI's hint otherwise).
 
-use std::process::Command;
 use std::time::Duration;
 
 use a2a_client::{Client, Error, RetryPolicy};
+use a2a_integration_tests::cli::run as a2a;
 use a2a_integration_tests::front::{encode, invocations, session_id};
-use a2a_integration_tests::{Emulator, Value, binary};
+use a2a_integration_tests::{Emulator, Value};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/stop_cli-Ab12Cd34Ef";
-
-/// What a run of `a2a` printed, and its exit code.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `a2a` with `args`, its environment variables cleared.
-fn a2a(args: &[&str]) -> Run {
-    let mut command = Command::new(binary("a2a-cli", "a2a"));
-    for name in [
-        "A2A_SESSION_ID",
-        "A2A_BEARER_TOKEN",
-        "A2A_API_KEY",
-        "RUST_LOG",
-    ] {
-        command.env_remove(name);
-    }
-    let output = command.args(args).output().expect("a2a runs");
-    let run = Run {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run
-}
-
-impl Run {
-    fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "stdout: {}\nstderr: {}",
-            self.stdout,
-            self.stderr
-        );
-        self
-    }
-}
 
 #[test]
 fn a2a_stop_session_ends_the_session_and_its_tasks() {

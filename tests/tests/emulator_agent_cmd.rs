@@ -210,12 +210,23 @@ async fn a_command_that_exits_at_once_is_a_runtime_client_error() {
     )
     .await;
     reply.assert_aws(&id, RUNTIME_ERROR);
-    let log = plain_log(&mut emulator);
-    let started = log
-        .lines()
-        .filter(|line| line.contains("agent process started") && line.contains(&session))
-        .count();
-    assert_eq!(started, 2, "{log}");
+    // The log is read from the emulator's stderr as it arrives: wait for the second start.
+    let deadline = Instant::now() + STEP_TIMEOUT;
+    loop {
+        let log = plain_log(&mut emulator);
+        let started = log
+            .lines()
+            .filter(|line| line.contains("agent process started") && line.contains(&session))
+            .count();
+        if started == 2 {
+            break;
+        }
+        assert!(
+            started < 2 && Instant::now() < deadline,
+            "{started} starts; {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]

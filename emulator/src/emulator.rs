@@ -14,15 +14,15 @@ use a2a_server::graceful;
 use axum::ServiceExt as _;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
-use crate::front::auth::{Guard, InboundAuth};
-use crate::front::container::{AgentFactory, Backend, Upstream};
-use crate::front::limits::{FaultInjector, FaultSpec, RateLimiter};
-use crate::front::process::{ProcessSpec, Processes};
-use crate::front::sessions::{self, SessionPolicy, Sessions};
-use crate::front::{self, FrontConfig};
-use crate::{DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist};
+use crate::front;
+use crate::front::auth::InboundAuth;
+use crate::front::container::AgentFactory;
+use crate::front::limits::FaultSpec;
+use crate::front::process::Processes;
+use crate::running::Running;
+
+mod assemble;
 
 /// Why an emulator could not start or serve.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +61,7 @@ enum Target {
 }
 
 /// How long an agent process gets between SIGTERM and SIGKILL.
-const AGENT_STOP_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const AGENT_STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// The header a JWT runtime's allowlist adds by default.
 const AUTHORIZATION_HEADER: &str = "Authorization";
@@ -400,196 +400,5 @@ impl Emulator {
             task: Some(task),
             processes,
         })
-    }
-
-    /// The front service for a bound address.
-    fn front(
-        self,
-        bound: SocketAddr,
-        public_url: &str,
-        processes: Option<Arc<Processes>>,
-    ) -> Result<impl front::FrontService, EmulatorError> {
-        if let Some(arn) = &self.runtime_arn
-            && !front::is_runtime_arn(arn)
-        {
-            return Err(EmulatorError::Config(format!(
-                "runtime ARN {arn:?} is not an AgentCore runtime ARN \
-                 (arn:aws:bedrock-agentcore:REGION:ACCOUNT:runtime/NAME-ID)"
-            )));
-        }
-        // Authorization may be allowlisted only on a runtime with a customJWTAuthorizer
-        // (runtime-header-allowlist page); ours, by default, allowlists it there, so the
-        // container sees the caller the platform checked.
-        let jwt_authorizer = self
-            .auth
-            .as_deref()
-            .is_some_and(InboundAuth::forwards_authorization);
-        let request_header_allowlist = match &self.request_header_allowlist {
-            None if jwt_authorizer => RequestHeaderAllowlist::new(
-                DEFAULT_REQUEST_HEADER_ALLOWLIST
-                    .iter()
-                    .copied()
-                    .chain([AUTHORIZATION_HEADER]),
-                true,
-            )?,
-            None => RequestHeaderAllowlist::default(),
-            Some(names) => RequestHeaderAllowlist::new(names, jwt_authorizer)?,
-        };
-        let backend = match self.target {
-            Target::Upstream(url) => {
-                a2a_core::card::validate_url("upstream", &url)?;
-                let client = reqwest::Client::builder()
-                    .connect_timeout(Duration::from_secs(5))
-                    .build()
-                    .map_err(|error| EmulatorError::Config(format!("HTTP client: {error}")))?;
-                Backend::Upstream(Arc::new(Upstream {
-                    base: url.trim_end_matches('/').to_owned(),
-                    client,
-                }))
-            }
-            Target::Command(command) => {
-                if command.trim().is_empty() {
-                    return Err(EmulatorError::Config(
-                        "the agent command is empty".to_owned(),
-                    ));
-                }
-                let client = reqwest::Client::builder()
-                    .no_proxy()
-                    .connect_timeout(Duration::from_secs(5))
-                    .build()
-                    .map_err(|error| EmulatorError::Config(format!("HTTP client: {error}")))?;
-                Backend::Process(ProcessSpec {
-                    command,
-                    startup_timeout: self.agent_startup_timeout,
-                    stop_grace: AGENT_STOP_GRACE,
-                    public_url: public_url.to_owned(),
-                    client,
-                    processes: processes.unwrap_or_default(),
-                })
-            }
-            Target::Agent { make, .. } => Backend::InProcess {
-                agent: make,
-                profile: self.error_profile,
-                max_body_bytes: self.max_body_bytes,
-                public_url: public_url.to_owned(),
-                owners: Arc::default(),
-            },
-        };
-        // Fail at startup, not at the first invocation, if the container cannot be made.
-        let template = backend.template()?;
-        let sessions = Arc::new(Sessions::new(
-            backend,
-            SessionPolicy {
-                idle_timeout: self.idle_timeout,
-                max_lifetime: self.max_lifetime,
-                startup: self.session_startup,
-                exclusive: self.exclusive_sessions,
-                max_sessions: self.max_sessions,
-            },
-        ));
-        sessions::spawn_reaper(&sessions);
-        let seed = self.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| elapsed.as_nanos() as u64)
-        });
-        let auth = match self.auth {
-            Some(auth) => Some(Arc::new(
-                Guard::new(*auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
-            )),
-            None => None,
-        };
-        let config = FrontConfig {
-            base_url: format!("http://{}", graceful::reachable(bound)),
-            runtime_arn: self.runtime_arn,
-            max_body_bytes: self.max_body_bytes,
-            rate_limit: RateLimiter::new(self.rate_limit),
-            faults: self.faults.map(|spec| FaultInjector::new(spec, seed)),
-            request_timeout: self.request_timeout,
-            default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
-            interface_path: a2a_server::http::interface_path(public_url),
-            request_header_allowlist,
-            auth,
-            max_stream: self.max_stream_duration,
-            qualifier: self.qualifier,
-        };
-        front::service(config, sessions, template)
-            .map_err(|error| EmulatorError::Config(error.to_string()))
-    }
-}
-
-/// A started emulator. Dropping it stops the server (without waiting); call
-/// [`shutdown`](Running::shutdown) to wait for in-flight requests.
-#[derive(Debug)]
-pub struct Running {
-    address: SocketAddr,
-    url: String,
-    public_url: String,
-    stop: watch::Sender<bool>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
-    /// The agent command's processes, when there is one.
-    processes: Option<Arc<Processes>>,
-}
-
-impl Running {
-    /// The emulator's base URL, `http://127.0.0.1:PORT` (no trailing slash): the
-    /// container's paths (`/`, the card, `/ping`) and AWS's invocation paths
-    /// (`/runtimes/{ARN}/invocations`) hang off it.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The bound address.
-    pub fn address(&self) -> SocketAddr {
-        self.address
-    }
-
-    /// The URL the container's card advertises (ends in `/`).
-    pub fn public_url(&self) -> &str {
-        &self.public_url
-    }
-
-    /// The invocation URL AWS gives a runtime ARN: `{url}/runtimes/{encoded ARN}/invocations`.
-    pub fn invocation_url(&self, runtime_arn: &str) -> String {
-        format!(
-            "{}/runtimes/{}/invocations",
-            self.url,
-            crate::front::percent_encode(runtime_arn)
-        )
-    }
-
-    /// Stops accepting, lets in-flight requests finish (within the shutdown grace), then
-    /// stops the agent command's processes and waits until they are gone.
-    ///
-    /// # Errors
-    /// [`EmulatorError::Serve`] when the server had failed.
-    pub async fn shutdown(mut self) -> Result<(), EmulatorError> {
-        let _ = self.stop.send(true);
-        let served = match self.task.take() {
-            Some(task) => match task.await {
-                Ok(result) => result.map_err(EmulatorError::Serve),
-                Err(join) => Err(EmulatorError::Serve(std::io::Error::other(join))),
-            },
-            None => Ok(()),
-        };
-        if let Some(processes) = self.processes.take() {
-            // Past SIGKILL's grace only a process that cannot be reaped is left.
-            processes
-                .stop_all_and_wait(AGENT_STOP_GRACE + Duration::from_secs(5))
-                .await;
-        }
-        served
-    }
-}
-
-impl Drop for Running {
-    /// Stops the server and the agent processes without waiting: each process group gets
-    /// SIGTERM at once (even when the runtime is going away with the emulator, as at the
-    /// end of a test), and SIGKILL after the grace while the runtime lives.
-    fn drop(&mut self) {
-        let _ = self.stop.send(true);
-        if let Some(processes) = &self.processes {
-            processes.terminate_now();
-        }
     }
 }

@@ -30,9 +30,10 @@ pub mod auth_flags;
 pub mod cli;
 mod emulator;
 mod front;
+mod running;
 
 pub use a2a_core::error::ErrorProfile;
-pub use emulator::{Emulator, EmulatorError, Running};
+pub use emulator::{Emulator, EmulatorError};
 pub use front::allowlist::{
     AllowlistError, DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist,
 };
@@ -44,3 +45,4 @@ pub use front::auth::sigv4::SigV4Keys;
 pub use front::auth::{AuthError, InboundAuth};
 pub use front::is_runtime_arn;
 pub use front::limits::{BadFaultSpec, FaultSpec};
+pub use running::Running;

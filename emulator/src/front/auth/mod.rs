@@ -98,16 +98,6 @@ impl Guard {
             InboundAuth::Jwt(config) => Self::Jwt(Verifier::new(config)?),
         })
     }
-
-    /// [`InboundAuth::forwards_authorization`], for the front's request-header allowlist:
-    /// in `jwt` mode the caller's `Authorization` reaches the container.
-    #[expect(
-        dead_code,
-        reason = "the request-header allowlist (issue 16, headers) consults it once merged"
-    )]
-    pub fn forwards_authorization(&self) -> bool {
-        matches!(self, Self::Jwt(_))
-    }
 }
 
 /// Answers the request once it passes the check: the auth step in front of

@@ -119,7 +119,10 @@ impl std::fmt::Debug for Notification {
         f.debug_struct("Notification")
             .field("url", &loggable(&self.url))
             .field("token", &self.token.as_ref().map(|_| "<set>"))
-            .field("authorization", &self.authorization.as_ref().map(|_| "<set>"))
+            .field(
+                "authorization",
+                &self.authorization.as_ref().map(|_| "<set>"),
+            )
             .field("content_type", &self.content_type)
             .field("body_len", &self.body.len())
             .finish()
@@ -525,7 +528,13 @@ mod tests {
             body: Bytes::from_static(b"BODYSECRET"),
         };
         let shown = format!("{notification:?}");
-        for secret in ["QUERYSECRET", "TOKENSECRET", "AUTHSECRET", "BODYSECRET", "frag"] {
+        for secret in [
+            "QUERYSECRET",
+            "TOKENSECRET",
+            "AUTHSECRET",
+            "BODYSECRET",
+            "frag",
+        ] {
             assert!(!shown.contains(secret), "{shown}");
         }
         assert!(shown.contains("https://hooks.example.com/a2a"), "{shown}");

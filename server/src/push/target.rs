@@ -170,7 +170,8 @@ fn refusal(
     policy: TargetPolicy,
 ) -> String {
     // "an IPv4-mapped", "an unspecified", but "a unique-local".
-    let article = if class.starts_with(['a', 'e', 'i', 'o', 'I', 'u']) && !class.starts_with("uni") {
+    let article = if class.starts_with(['a', 'e', 'i', 'o', 'I', 'u']) && !class.starts_with("uni")
+    {
         "an"
     } else {
         "a"
@@ -302,7 +303,11 @@ const fn in_v4(ip: u32, base: [u8; 4], len: u32) -> bool {
 
 /// Whether `ip` is in `base/len`.
 const fn in_v6(ip: u128, base: u128, len: u32) -> bool {
-    let mask = if len == 0 { 0 } else { u128::MAX << (128 - len) };
+    let mask = if len == 0 {
+        0
+    } else {
+        u128::MAX << (128 - len)
+    };
     ip & mask == base & mask
 }
 
@@ -324,12 +329,24 @@ fn v4_block(ip: Ipv4Addr) -> Option<(V4Class, &'static str)> {
         ),
         (in_v4(n, [172, 16, 0, 0], 12), Private, "172.16.0.0/12"),
         (in_v4(n, [192, 0, 0, 0], 24), Protocol, "192.0.0.0/24"),
-        (in_v4(n, [192, 0, 2, 0], 24), Documentation, "192.0.2.0/24, TEST-NET-1"),
+        (
+            in_v4(n, [192, 0, 2, 0], 24),
+            Documentation,
+            "192.0.2.0/24, TEST-NET-1",
+        ),
         (in_v4(n, [192, 88, 99, 0], 24), Relay, "192.88.99.0/24"),
         (in_v4(n, [192, 168, 0, 0], 16), Private, "192.168.0.0/16"),
         (in_v4(n, [198, 18, 0, 0], 15), Benchmarking, "198.18.0.0/15"),
-        (in_v4(n, [198, 51, 100, 0], 24), Documentation, "198.51.100.0/24, TEST-NET-2"),
-        (in_v4(n, [203, 0, 113, 0], 24), Documentation, "203.0.113.0/24, TEST-NET-3"),
+        (
+            in_v4(n, [198, 51, 100, 0], 24),
+            Documentation,
+            "198.51.100.0/24, TEST-NET-2",
+        ),
+        (
+            in_v4(n, [203, 0, 113, 0], 24),
+            Documentation,
+            "203.0.113.0/24, TEST-NET-3",
+        ),
         (in_v4(n, [224, 0, 0, 0], 4), Multicast, "224.0.0.0/4"),
         (n == u32::MAX, Broadcast, "255.255.255.255/32"),
         (in_v4(n, [240, 0, 0, 0], 4), Reserved, "240.0.0.0/4"),
@@ -405,7 +422,12 @@ fn v6_block(ip: Ipv6Addr) -> Option<Block> {
         (0xfec0 << 112, 10, "site-local (deprecated)", "fec0::/10"),
         (0xff00 << 112, 8, "multicast", "ff00::/8"),
         (0x2000 << 112, 3, "", ""),
-        (0, 0, "reserved", "outside 2000::/3, the global unicast space"),
+        (
+            0,
+            0,
+            "reserved",
+            "outside 2000::/3, the global unicast space",
+        ),
     ];
     let (_, _, class, range) = table
         .into_iter()
@@ -670,11 +692,22 @@ mod tests {
         }
         for loopback in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
             assert!(allows(TargetPolicy::PublicHttps, ip(loopback)).is_err());
-            assert_eq!(allows(TargetPolicy::Loopback, ip(loopback)), Ok(()), "{loopback}");
+            assert_eq!(
+                allows(TargetPolicy::Loopback, ip(loopback)),
+                Ok(()),
+                "{loopback}"
+            );
         }
         for other in ["10.0.0.1", "169.254.169.254", "fe80::1", "0.0.0.0", "::"] {
-            assert!(allows(TargetPolicy::Loopback, ip(other)).is_err(), "{other}");
-            assert_eq!(allows(TargetPolicy::AllowPrivate, ip(other)), Ok(()), "{other}");
+            assert!(
+                allows(TargetPolicy::Loopback, ip(other)).is_err(),
+                "{other}"
+            );
+            assert_eq!(
+                allows(TargetPolicy::AllowPrivate, ip(other)),
+                Ok(()),
+                "{other}"
+            );
         }
     }
 
@@ -710,14 +743,19 @@ mod tests {
     #[test]
     fn url_forms() {
         let form = |s: &str| check_url_form(s, TargetPolicy::PublicHttps).map(|(_, d)| d);
-        assert_eq!(form("http://example.com/"), Err(TargetError::InsecureScheme));
+        assert_eq!(
+            form("http://example.com/"),
+            Err(TargetError::InsecureScheme)
+        );
         assert_eq!(
             form("ftp://example.com/"),
             Err(TargetError::UnsupportedScheme("ftp".into()))
         );
         assert_eq!(
             form("/relative"),
-            Err(TargetError::NotAbsolute("relative URL without a base".into()))
+            Err(TargetError::NotAbsolute(
+                "relative URL without a base".into()
+            ))
         );
         assert_eq!(form("https://u:p@example.com/"), Err(TargetError::Userinfo));
         assert_eq!(form("https://u@example.com/"), Err(TargetError::Userinfo));
@@ -730,15 +768,27 @@ mod tests {
             Ok(Destination::Name("example.com".into(), 8443))
         );
         // Every IPv4 spelling is an address to the URL parser, and so checked as one.
-        for sneaky in ["https://0x7f.1/", "https://2130706433/", "https://0177.0.0.1/"] {
+        for sneaky in [
+            "https://0x7f.1/",
+            "https://2130706433/",
+            "https://0177.0.0.1/",
+        ] {
             assert!(
-                matches!(form(sneaky), Err(TargetError::NotAllowed { class: "loopback", .. })),
+                matches!(
+                    form(sneaky),
+                    Err(TargetError::NotAllowed {
+                        class: "loopback",
+                        ..
+                    })
+                ),
                 "{sneaky}"
             );
         }
         assert_eq!(
             form("https://[2606:4700:4700::1111]/"),
-            Ok(Destination::Address("2606:4700:4700::1111".parse().unwrap()))
+            Ok(Destination::Address(
+                "2606:4700:4700::1111".parse().unwrap()
+            ))
         );
     }
 
@@ -752,8 +802,14 @@ mod tests {
             assert_eq!(policy.to_string().parse::<TargetPolicy>(), Ok(policy));
         }
         assert!("public".parse::<TargetPolicy>().is_err());
-        assert_eq!(TargetPolicy::from_env_flag(true), TargetPolicy::AllowPrivate);
-        assert_eq!(TargetPolicy::from_env_flag(false), TargetPolicy::PublicHttps);
+        assert_eq!(
+            TargetPolicy::from_env_flag(true),
+            TargetPolicy::AllowPrivate
+        );
+        assert_eq!(
+            TargetPolicy::from_env_flag(false),
+            TargetPolicy::PublicHttps
+        );
         assert_eq!(TargetPolicy::default(), TargetPolicy::PublicHttps);
     }
 
@@ -768,10 +824,15 @@ mod tests {
         assert_eq!(host.as_deref(), Some("localhost"));
         assert_eq!(*class, "loopback");
         assert!(
-            err.to_string().starts_with("url: localhost resolves to a loopback address ("),
+            err.to_string()
+                .starts_with("url: localhost resolves to a loopback address ("),
             "{err}"
         );
-        assert!(check_url("http://localhost:9/hook", TargetPolicy::Loopback).await.is_ok());
+        assert!(
+            check_url("http://localhost:9/hook", TargetPolicy::Loopback)
+                .await
+                .is_ok()
+        );
     }
 
     #[tokio::test]

@@ -68,6 +68,7 @@ async fn logs_never_hold_the_query_token_authorization_or_body() {
     assert!(logs.contains("push notification attempt failed"), "{logs}");
     assert!(logs.contains("push notification given up"), "{logs}");
     assert!(logs.contains("push notification target refused"), "{logs}");
+    assert!(logs.contains("address=Some(169.254.169.254)"), "{logs}");
     for secret in ["QUERYSECRET", "TOKENSECRET", "AUTHSECRET", "BODYSECRET"] {
         assert!(!logs.contains(secret), "{secret} logged: {logs}");
     }

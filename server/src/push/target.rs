@@ -157,6 +157,15 @@ impl TargetError {
     pub fn is_refusal(&self) -> bool {
         !matches!(self, Self::Unresolvable(_) | Self::ResolveTimeout { .. })
     }
+
+    /// The refused address, for the operator's log (the text sent to the client names
+    /// only the host and the address's class when a name resolved to it).
+    pub fn address(&self) -> Option<IpAddr> {
+        match self {
+            Self::NotAllowed { ip, .. } => Some(*ip),
+            _ => None,
+        }
+    }
 }
 
 /// The text of [`TargetError::NotAllowed`]. A name is reported with the class and block of

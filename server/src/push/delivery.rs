@@ -236,7 +236,7 @@ impl Webhooks {
         let url = match target::check_url_form(&notification.url, self.targets) {
             Ok((url, _)) => url,
             Err(refusal) => {
-                tracing::info!(%refusal, "push notification target refused");
+                tracing::info!(%refusal, address = ?refusal.address(), "push notification target refused");
                 return Outcome::Refused(refusal);
             }
         };
@@ -263,7 +263,12 @@ impl Webhooks {
                     };
                 }
                 Attempt::Refused(refusal) => {
-                    tracing::info!(url = shown, %refusal, "push notification target refused");
+                    tracing::info!(
+                        url = shown,
+                        %refusal,
+                        address = ?refusal.address(),
+                        "push notification target refused"
+                    );
                     return Outcome::Refused(refusal);
                 }
                 Attempt::Fatal(reason) => {

@@ -6,8 +6,8 @@
 //! <https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html>),
 //! the ECS/AgentCore container credentials endpoint (`169.254.170.2`,
 //! <https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-metadata-endpoint-v2.html>),
-//! the Lambda Runtime API on loopback
-//! (<https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html>), or any private
+//! the Lambda Runtime API of the execution environment (`AWS_LAMBDA_RUNTIME_API`,
+//! <https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html>), or any private
 //! service of the VPC. A2A v1.0 §13.2 (Push Notification Security): "Agents SHOULD validate
 //! webhook URLs to prevent SSRF (Server-Side Request Forgery) attacks: reject private IP
 //! ranges (127.0.0.0/8, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16), reject localhost and
@@ -156,6 +156,15 @@ impl TargetError {
     /// transient).
     pub fn is_refusal(&self) -> bool {
         !matches!(self, Self::Unresolvable(_) | Self::ResolveTimeout { .. })
+    }
+
+    /// The refused address, for the operator's log (the text sent to the client names
+    /// only the host and the address's class when a name resolved to it).
+    pub fn address(&self) -> Option<IpAddr> {
+        match self {
+            Self::NotAllowed { ip, .. } => Some(*ip),
+            _ => None,
+        }
     }
 }
 

@@ -77,6 +77,8 @@ export A2A_EMULATOR_URL="$url"
 status=0
 echo "interop: Python a2a-sdk"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_official_client.py) || status=1
+echo "interop: official Python client push-config calls and a delivery (both versions)"
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_push_configs.py) || status=1
 echo "interop: Python a2a-sdk with and without the AgentCore session header"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_session_header.py) || status=1
 echo "interop: Python a2a-sdk agent run per session by a2a-emulator --agent-cmd"

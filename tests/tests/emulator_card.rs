@@ -15,7 +15,7 @@ fn echo_card(url: &str) -> serde_json::Value {
             {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
         ],
         "version": env!("CARGO_PKG_VERSION"),
-        "capabilities": {"streaming": true, "pushNotifications": false, "extendedAgentCard": false},
+        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": false},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{

@@ -81,6 +81,7 @@ impl Emulator {
                     public_url: public_url.to_owned(),
                     client,
                     processes: processes.unwrap_or_default(),
+                    push: self.push_targets,
                 })
             }
             Target::Agent { make, .. } => Backend::InProcess {

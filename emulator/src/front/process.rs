@@ -9,6 +9,7 @@
 //! line the process prints is logged, prefixed with the session id. Calls reach it as an
 //! [`Upstream`] at `http://127.0.0.1:PORT`.
 
+use a2a_server::push::target::TargetPolicy;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +54,9 @@ pub struct ProcessSpec {
     pub client: reqwest::Client,
     /// Every process started, for stopping them all.
     pub processes: Arc<Processes>,
+    /// Where the agent's webhooks may point (its `A2A_PUSH_ALLOW_PRIVATE`), or `None` for
+    /// push notifications off (`A2A_PUSH_NOTIFICATIONS=off`): the emulator's own setting.
+    pub push: Option<TargetPolicy>,
 }
 
 /// Where a process is in its life.
@@ -228,6 +232,20 @@ fn command(spec: &ProcessSpec, port: u16, session: Option<&str>) -> Command {
         // The emulator's own settings are not the agent's: it listens where PORT says.
         .env_remove("A2A_PORT")
         .env_remove("A2A_PUBLIC_URL")
+        // The agent's push notifications follow the emulator's: on loopback by default, so
+        // that a webhook on this machine (the emulator's sink, `a2a webhook listen`) works.
+        .env(
+            "A2A_PUSH_NOTIFICATIONS",
+            if spec.push.is_some() { "on" } else { "off" },
+        )
+        .env(
+            "A2A_PUSH_ALLOW_PRIVATE",
+            match spec.push {
+                Some(TargetPolicy::AllowPrivate) => "true",
+                Some(TargetPolicy::Loopback) => "loopback",
+                _ => "false",
+            },
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -458,6 +476,7 @@ mod tests {
             public_url: "http://127.0.0.1:9/".to_owned(),
             client: reqwest::Client::new(),
             processes: Arc::new(Processes::new()),
+            push: Some(TargetPolicy::Loopback),
         }
     }
 
@@ -514,7 +533,7 @@ mod tests {
         let file = dir.join("env");
         let spec = spec(
             &format!(
-                "echo \"$PORT $A2A_HOST $AGENTCORE_RUNTIME_URL $A2A_SESSION_ID\" > '{}'",
+                "echo \"$PORT $A2A_HOST $AGENTCORE_RUNTIME_URL $A2A_SESSION_ID $A2A_PUSH_NOTIFICATIONS $A2A_PUSH_ALLOW_PRIVATE\" > '{}'",
                 file.display()
             ),
             Duration::from_secs(30),
@@ -526,7 +545,7 @@ mod tests {
         let port = process.upstream.base.rsplit(':').next().unwrap();
         assert_eq!(
             written.trim(),
-            format!("{port} 127.0.0.1 http://127.0.0.1:9/ s-env-id")
+            format!("{port} 127.0.0.1 http://127.0.0.1:9/ s-env-id on loopback")
         );
     }
 }

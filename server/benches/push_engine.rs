@@ -113,7 +113,7 @@ fn push(c: &mut Criterion) {
     runtime.block_on(engine.idle());
     let mut group = c.benchmark_group("push engine");
     group.measurement_time(Duration::from_secs(10));
-    group.bench_function("deliveries (per send: working, completed)", |b| {
+    group.bench_function("deliveries (one a send: the echo task completed)", |b| {
         b.iter_custom(|sends| {
             runtime.block_on(async {
                 let before = count.load(Ordering::Relaxed);

@@ -524,10 +524,23 @@ async fn an_expired_item_holds_no_configurations() {
         .await
         .unwrap();
     assert!(store.configs("t-1").await.unwrap().is_empty());
-    // A write renews it.
+    // It is gone for every write too: nothing is marked or deleted, and a new
+    // configuration starts a new item, the old one not revived.
     store.mark("t-1", "a", &mark(1, "t")).await.unwrap();
-    assert_eq!(ids(&store.configs("t-1").await.unwrap()), ["a"]);
-    assert!(n(&raw_item(&settings, "push#t-1").await.unwrap(), "expiresAt") > now());
+    assert!(!store.delete_config("t-1", "a").await.unwrap());
+    assert!(store.configs("t-1").await.unwrap().is_empty());
+    store
+        .put_config(
+            "t-1",
+            config("b", "https://b.example/", ProtocolVersion::V1_0),
+        )
+        .await
+        .unwrap();
+    let read = store.configs("t-1").await.unwrap();
+    assert_eq!(ids(&read), ["b"]);
+    let item = raw_item(&settings, "push#t-1").await.unwrap();
+    assert_eq!(n(&item, "count"), 1);
+    assert!(n(&item, "expiresAt") > now());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -63,7 +63,9 @@
 //!   only moves forward; a failed condition is no error).
 //!
 //! Each write renews `expiresAt`, so the configurations live as long as a task that keeps
-//! changing (each delivery marks). The IAM actions: `dynamodb:GetItem` and
+//! changing (each delivery marks). An item past its `expiresAt` is gone before time to live
+//! deletes it (which takes up to days): it holds no configurations, no write but a new
+//! creation (which replaces it whole) applies to it. The IAM actions: `dynamodb:GetItem` and
 //! `dynamodb:UpdateItem` on the table, which the task store needs already.
 
 use std::collections::HashMap;
@@ -162,6 +164,7 @@ impl DynamoPushConfigStore {
             .expression_attribute_names("#configs", name::CONFIGS)
             .expression_attribute_names("#exp", attr::EXPIRES_AT)
             .expression_attribute_values(":exp", self.expiry())
+            .expression_attribute_values(":now", AttributeValue::N(unix_now().to_string()))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
     }
 
@@ -201,7 +204,7 @@ impl DynamoPushConfigStore {
 
 /// What the item a failed condition returned says about a configuration id.
 enum Found {
-    /// No item, or one without configurations: create it.
+    /// No item, an expired one, or one without configurations: create it.
     NoItem,
     /// The id is there, created with this `order`: replace it in place.
     Exists { order: u64 },
@@ -212,6 +215,10 @@ enum Found {
 
 impl Found {
     fn read(item: &HashMap<String, AttributeValue>, config_id: &str) -> Self {
+        // An expired item is gone, though time to live has not deleted it yet.
+        if expires_at(item).is_none_or(|at| at <= unix_now()) {
+            return Self::NoItem;
+        }
         let Some(configs) = item.get(name::CONFIGS).and_then(|value| value.as_m().ok()) else {
             return Self::NoItem;
         };
@@ -295,7 +302,7 @@ impl PushConfigStore for DynamoPushConfigStore {
                         .update_expression(
                             "SET #configs = :configs, #count = :one, #seq = :one, #exp = :exp",
                         )
-                        .condition_expression("attribute_not_exists(#configs)")
+                        .condition_expression("attribute_not_exists(#configs) OR #exp <= :now")
                         .expression_attribute_names("#count", name::COUNT)
                         .expression_attribute_names("#seq", name::SEQ)
                         .expression_attribute_values(
@@ -312,7 +319,7 @@ impl PushConfigStore for DynamoPushConfigStore {
                     request
                         .expression_attribute_names("#cid", &config_id)
                         .update_expression("SET #configs.#cid = :cfg, #exp = :exp")
-                        .condition_expression("#configs.#cid.#order = :order")
+                        .condition_expression("#configs.#cid.#order = :order AND #exp > :now")
                         .expression_attribute_names("#order", name::ORDER)
                         .expression_attribute_values(":cfg", encode(&config, order))
                         .expression_attribute_values(
@@ -332,7 +339,7 @@ impl PushConfigStore for DynamoPushConfigStore {
                         )
                         .condition_expression(
                             "attribute_exists(#configs) AND attribute_not_exists(#configs.#cid) \
-                             AND (attribute_not_exists(#count) OR #count < :max)",
+                             AND (attribute_not_exists(#count) OR #count < :max) AND #exp > :now",
                         )
                         .expression_attribute_names("#count", name::COUNT)
                         .expression_attribute_names("#seq", name::SEQ)
@@ -362,7 +369,7 @@ impl PushConfigStore for DynamoPushConfigStore {
             .update(task_id)
             .expression_attribute_names("#cid", config_id)
             .update_expression("REMOVE #configs.#cid SET #exp = :exp ADD #count :minus_one")
-            .condition_expression("attribute_exists(#configs.#cid)")
+            .condition_expression("attribute_exists(#configs.#cid) AND #exp > :now")
             .expression_attribute_names("#count", name::COUNT)
             .expression_attribute_values(":minus_one", AttributeValue::N("-1".to_owned()));
         Ok(self
@@ -380,7 +387,8 @@ impl PushConfigStore for DynamoPushConfigStore {
             .expression_attribute_names("#cid", config_id)
             .update_expression("SET #configs.#cid.#mark = :mark, #exp = :exp")
             .condition_expression(
-                "attribute_exists(#configs.#cid) AND (attribute_not_exists(#configs.#cid.#mark) \
+                "attribute_exists(#configs.#cid) AND #exp > :now \
+                 AND (attribute_not_exists(#configs.#cid.#mark) \
                  OR #configs.#cid.#mark.#version < :version)",
             )
             .expression_attribute_names("#mark", name::MARK)

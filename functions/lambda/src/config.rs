@@ -10,7 +10,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
 
 /// Every variable the function reads, for documentation and for the template check
 /// (with `A2A_TASK_TABLE` it also reads `AWS_REGION`, which Lambda sets).
-pub const VARIABLES: [&str; 10] = [
+pub const VARIABLES: [&str; 12] = [
     "A2A_PUBLIC_URL",
     "A2A_STREAMING",
     "A2A_TASK_TABLE",
@@ -21,6 +21,8 @@ pub const VARIABLES: [&str; 10] = [
     "A2A_MAX_BODY_BYTES",
     "A2A_AUTH",
     "A2A_API_KEY",
+    "A2A_PUSH_NOTIFICATIONS",
+    "A2A_PUSH_ALLOW_PRIVATE",
 ];
 
 /// Longest `A2A_TASK_RETENTION_DAYS`: ten years.
@@ -83,6 +85,31 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// `A2A_AUTH` (`none`, `api-key`, `jwt`) and `A2A_API_KEY`.
     pub auth: Auth,
+    /// `A2A_PUSH_NOTIFICATIONS` and `A2A_PUSH_ALLOW_PRIVATE`.
+    pub push: PushSettings,
+}
+
+/// Push notifications: on unless turned off, to public HTTPS webhooks unless private
+/// addresses are allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushSettings {
+    /// `A2A_PUSH_NOTIFICATIONS`: `on` (default) or `off`. On, tasks may have webhook
+    /// configurations and their status changes are POSTed to them (only where the
+    /// background-work extension keeps the instance thawed for the deliveries).
+    pub enabled: bool,
+    /// `A2A_PUSH_ALLOW_PRIVATE`: `true` lets webhooks be plain `http://` or resolve to
+    /// loopback and private addresses (for tests and private networks); default `false`,
+    /// public `https://` only.
+    pub allow_private: bool,
+}
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            allow_private: false,
+        }
+    }
 }
 
 /// A variable with a value the function cannot use.
@@ -172,6 +199,20 @@ impl Config {
             Some(value) => return Err(invalid("A2A_AUTH", value, "one of none, api-key, jwt")),
         };
         let task_table = Self::task_table(&get)?;
+        let push = PushSettings {
+            enabled: match get("A2A_PUSH_NOTIFICATIONS").as_deref().map(str::trim) {
+                None | Some("on" | "true" | "1") => true,
+                Some("off" | "false" | "0") => false,
+                Some(value) => return Err(invalid("A2A_PUSH_NOTIFICATIONS", value, "on or off")),
+            },
+            allow_private: match get("A2A_PUSH_ALLOW_PRIVATE").as_deref().map(str::trim) {
+                None | Some("false" | "0" | "no") => false,
+                Some("true" | "1" | "yes") => true,
+                Some(value) => {
+                    return Err(invalid("A2A_PUSH_ALLOW_PRIVATE", value, "true or false"));
+                }
+            },
+        };
         Ok(Self {
             public_url,
             streaming,
@@ -179,6 +220,7 @@ impl Config {
             error_profile,
             max_body_bytes,
             auth,
+            push,
         })
     }
 
@@ -303,6 +345,35 @@ mod tests {
         assert_eq!(config.auth, Auth::None);
         assert_eq!(config.error_profile, ErrorProfile::Spec);
         assert_eq!(config.public_url, None);
+        assert_eq!(
+            config.push,
+            PushSettings {
+                enabled: true,
+                allow_private: false
+            }
+        );
+    }
+
+    #[test]
+    fn push_settings_are_read() {
+        let push = |vars: &[(&str, &str)]| config(vars).unwrap().push;
+        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", "off")]).enabled);
+        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", " false ")]).enabled);
+        assert!(push(&[("A2A_PUSH_NOTIFICATIONS", "on")]).enabled);
+        assert!(push(&[("A2A_PUSH_ALLOW_PRIVATE", "true")]).allow_private);
+        assert!(!push(&[("A2A_PUSH_ALLOW_PRIVATE", "false")]).allow_private);
+        assert_eq!(
+            config(&[("A2A_PUSH_NOTIFICATIONS", "disabled")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_NOTIFICATIONS=\"disabled\" is not valid: on or off"
+        );
+        assert_eq!(
+            config(&[("A2A_PUSH_ALLOW_PRIVATE", "sometimes")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_ALLOW_PRIVATE=\"sometimes\" is not valid: true or false"
+        );
     }
 
     #[test]

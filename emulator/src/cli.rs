@@ -229,6 +229,17 @@ pub struct Args {
     /// when absent); another gets 404 (ResourceNotFoundException).
     #[arg(long, env = "A2A_QUALIFIER", default_value = "DEFAULT")]
     pub qualifier: String,
+
+    /// Whether the agent delivers push notifications (`on`: the push-config methods are
+    /// served and webhooks told of every status change; `off`: they answer -32003).
+    #[arg(long, env = "A2A_PUSH_NOTIFICATIONS", default_value = "on", value_parser = ["on", "off"])]
+    pub push_notifications: String,
+
+    /// Lets webhooks point anywhere: plain http, private and link-local addresses
+    /// (`A2A_PUSH_ALLOW_PRIVATE=true`). By default a webhook must be https to a public
+    /// address, or http on this machine's loopback (the emulator's own webhook sink).
+    #[arg(long, env = "A2A_PUSH_ALLOW_PRIVATE")]
+    pub push_allow_insecure_targets: bool,
 }
 
 impl Args {
@@ -334,6 +345,13 @@ impl Args {
         .max_stream_duration(Duration::from_secs(self.max_stream_seconds))
         .max_sessions(self.max_sessions)
         .qualifier(self.qualifier.clone());
+        emulator = if self.push_notifications == "off" {
+            emulator.push_notifications(false)
+        } else if self.push_allow_insecure_targets {
+            emulator.push_targets(a2a_server::push::target::TargetPolicy::AllowPrivate)
+        } else {
+            emulator
+        };
         if let Some(url) = public_url {
             emulator = emulator.public_url(url);
         }

@@ -4,6 +4,7 @@
 //! Each session's container is the agent in-process, an external A2A server, or a
 //! process of the agent command of its own.
 
+use a2a_server::push::target::TargetPolicy;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,6 +96,8 @@ pub struct Emulator {
     max_stream_duration: Duration,
     max_sessions: usize,
     qualifier: String,
+    /// Where webhooks may point; `None`: push notifications off.
+    push_targets: Option<TargetPolicy>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -174,6 +177,7 @@ impl Emulator {
             max_stream_duration: Duration::from_secs(3600),
             max_sessions: front::DEFAULT_MAX_SESSIONS,
             qualifier: "DEFAULT".to_owned(),
+            push_targets: Some(TargetPolicy::Loopback),
         }
     }
 
@@ -357,6 +361,21 @@ impl Emulator {
     /// paths naming another qualifier get 404 (ResourceNotFoundException).
     pub fn qualifier(mut self, qualifier: impl Into<String>) -> Self {
         self.qualifier = qualifier.into();
+        self
+    }
+
+    /// Whether the agent delivers push notifications (default: yes, the push methods are
+    /// served and the card says `pushNotifications: true`; `false`: they answer -32003).
+    pub fn push_notifications(mut self, on: bool) -> Self {
+        self.push_targets = on.then(|| self.push_targets.unwrap_or(TargetPolicy::Loopback));
+        self
+    }
+
+    /// Where webhooks may point (default [`TargetPolicy::Loopback`]: public `https`
+    /// addresses, and plain `http` on this machine's loopback, where the emulator's own
+    /// webhook sink and a local receiver listen). Turns push notifications on.
+    pub fn push_targets(mut self, targets: TargetPolicy) -> Self {
+        self.push_targets = Some(targets);
         self
     }
 

@@ -27,6 +27,9 @@
 //! # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
 //! ```
 
+use crate::push::delivery::{DeliveryPolicy, Webhooks};
+use crate::push::target::TargetPolicy;
+use crate::push::{InMemoryPushConfigs, Push};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,7 +54,7 @@ use crate::tasks::{InMemoryTaskStore, TaskStore};
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 9] = [
+pub const VARIABLES: [&str; 11] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -61,6 +64,8 @@ pub const VARIABLES: [&str; 9] = [
     "A2A_SHUTDOWN_GRACE_SECONDS",
     "A2A_LOG_FORMAT",
     "A2A_IDENTITY",
+    "A2A_PUSH_NOTIFICATIONS",
+    "A2A_PUSH_ALLOW_PRIVATE",
 ];
 
 /// Why a container could not serve.
@@ -91,6 +96,9 @@ pub enum ServeError {
     /// The server failed while serving.
     #[error("server error: {0}")]
     Serve(#[from] std::io::Error),
+    /// The webhook client for push notifications could not be made.
+    #[error("push notifications: {0}")]
+    Push(#[from] crate::push::delivery::DeliveryError),
 }
 
 /// Log line format.
@@ -125,6 +133,15 @@ pub struct ContainerConfig {
     /// `A2A_IDENTITY`: `agentcore` (default: callers as AgentCore names them) or `none`
     /// (every caller anonymous); see [`crate::identity`].
     pub identity: Identity,
+    /// `A2A_PUSH_NOTIFICATIONS`: `on` (default: the push methods are served and webhooks
+    /// told) or `off` (they answer -32003 and the card says `pushNotifications: false`).
+    pub push_notifications: bool,
+    /// `A2A_PUSH_ALLOW_PRIVATE`: `true` lets webhooks be plain `http` on any address,
+    /// private ones included (a lab network); `loopback` allows `http` and this machine's
+    /// loopback addresses besides public ones (local development: the emulator passes
+    /// it); default `false`, `https` to public addresses only
+    /// ([`TargetPolicy::PublicHttps`]).
+    pub push_targets: TargetPolicy,
 }
 
 impl Default for ContainerConfig {
@@ -137,6 +154,8 @@ impl Default for ContainerConfig {
             shutdown_grace: Duration::from_secs(10),
             log_format: LogFormat::Text,
             identity: Identity::AgentCore,
+            push_notifications: true,
+            push_targets: TargetPolicy::PublicHttps,
         }
     }
 }
@@ -229,6 +248,23 @@ impl ContainerConfig {
                 .parse()
                 .map_err(|()| invalid("A2A_IDENTITY", &identity, "agentcore or none"))?;
         }
+        config.push_notifications = match get("A2A_PUSH_NOTIFICATIONS").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => return Err(invalid("A2A_PUSH_NOTIFICATIONS", other, "on or off")),
+        };
+        config.push_targets = match get("A2A_PUSH_ALLOW_PRIVATE").as_deref() {
+            None | Some("false") => TargetPolicy::PublicHttps,
+            Some("true") => TargetPolicy::AllowPrivate,
+            Some("loopback") => TargetPolicy::Loopback,
+            Some(other) => {
+                return Err(invalid(
+                    "A2A_PUSH_ALLOW_PRIVATE",
+                    other,
+                    "true, false or loopback",
+                ));
+            }
+        };
         Ok(config)
     }
 }
@@ -341,6 +377,12 @@ impl Container {
                 background_work: true,
             },
         )?;
+        let engine = if self.config.push_notifications {
+            let webhooks = Webhooks::new(self.config.push_targets, DeliveryPolicy::default())?;
+            engine.with_push(Push::new(Arc::new(InMemoryPushConfigs::new()), webhooks))
+        } else {
+            engine
+        };
         let app = router(
             Arc::new(engine),
             RouterOptions {

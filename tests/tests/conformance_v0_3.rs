@@ -619,12 +619,12 @@ async fn core_method_mapping_send_get_cancel() {
 /// TCK mandatory: jsonrpc/test_a2a_error_codes::test_push_notification_not_supported_error_32003
 /// and jsonrpc/test_a2a_error_codes_enhanced::
 /// test_push_notification_not_supported_error_32003_enhanced
-/// — the card does not declare push notifications, so every
-/// `tasks/pushNotificationConfig/*` method is -32003 with a message saying push
-/// notifications are not supported.
+/// — with push notifications off (`--push-notifications off`), the card does not declare
+/// them, so every `tasks/pushNotificationConfig/*` method is -32003 with a message saying
+/// push notifications are not supported.
 #[tokio::test]
-async fn push_notification_methods_are_not_supported() {
-    let emulator = Emulator::conformance();
+async fn push_notification_methods_are_not_supported_when_off() {
+    let emulator = Emulator::start(&["--agent", "conformance", "--push-notifications", "off"]);
     let card = emulator.card().await;
     assert_ne!(card["capabilities"]["pushNotifications"], true, "{card}");
     let task = new_task(&emulator, &unique_id("msg")).await;

@@ -984,12 +984,12 @@ async fn cancel_of_a_terminal_task_is_not_cancelable() {
 // Capabilities (CORE-CAP-*)
 // ---------------------------------------------------------------------------------------
 
-/// TCK CORE-CAP-001 (MUST), JSONRPC-SSE-002 — the card does not declare push
-/// notifications, so every push-notification method is PushNotificationNotSupportedError
-/// (-32003).
+/// TCK CORE-CAP-001 (MUST), JSONRPC-SSE-002 — with push notifications off, the card does
+/// not declare them, so every push-notification method is
+/// PushNotificationNotSupportedError (-32003).
 #[tokio::test]
-async fn push_notification_methods_are_not_supported() {
-    let emulator = Emulator::conformance();
+async fn push_notification_methods_are_not_supported_when_off() {
+    let emulator = Emulator::start(&["--agent", "conformance", "--push-notifications", "off"]);
     let card = emulator.card().await;
     assert_ne!(card["capabilities"]["pushNotifications"], true, "{card}");
     let task = new_task(&emulator, &tck_id("input-required")).await;

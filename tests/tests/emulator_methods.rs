@@ -623,8 +623,8 @@ async fn cancel_an_input_required_task_and_a_completed_one() {
 }
 
 #[tokio::test]
-async fn push_notification_config_methods_are_not_supported() {
-    let emulator = Emulator::conformance();
+async fn push_notification_config_methods_are_not_supported_when_off() {
+    let emulator = Emulator::start(&["--agent", "conformance", "--push-notifications", "off"]);
     for version in Version::ALL {
         for op in [Op::SetPush, Op::GetPush, Op::ListPush, Op::DeletePush] {
             let method = version.method(op);

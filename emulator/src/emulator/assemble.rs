@@ -1,6 +1,7 @@
 //! Assembling the front an [`Emulator`] serves: its settings checked and turned into the
 //! backend, the sessions and the front's configuration.
 
+use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,6 +89,14 @@ impl Emulator {
                 max_body_bytes: self.max_body_bytes,
                 public_url: public_url.to_owned(),
                 owners: Arc::default(),
+                push: match self.push_targets {
+                    Some(targets) => {
+                        Some(Webhooks::new(targets, DeliveryPolicy::default()).map_err(
+                            |error| EmulatorError::Config(format!("push notifications: {error}")),
+                        )?)
+                    }
+                    None => None,
+                },
             },
         };
         // Fail at startup, not at the first invocation, if the container cannot be made.

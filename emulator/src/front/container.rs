@@ -2,6 +2,8 @@
 //! AgentCore gives each session its own microVM), an external A2A server (`--upstream`),
 //! or the user's agent command, one process per session (`--agent-cmd`).
 
+use a2a_server::push::delivery::Webhooks;
+use a2a_server::push::{InMemoryPushConfigs, Push};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -39,6 +41,8 @@ pub enum Backend {
         public_url: String,
         /// Every session's task store, to say which session holds a task not found.
         owners: Arc<TaskOwners>,
+        /// The webhook client when the container delivers push notifications.
+        push: Option<Webhooks>,
     },
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),
@@ -157,10 +161,11 @@ impl Backend {
                 max_body_bytes,
                 public_url,
                 owners,
+                push,
             } => {
                 let store = Arc::new(InMemoryTaskStore::new());
                 let tasks = session.map(|session| owners.register(session, &store));
-                let engine = Arc::new(Engine::new(
+                let engine = Engine::new(
                     agent(),
                     store,
                     EngineConfig {
@@ -170,7 +175,14 @@ impl Backend {
                         security: None,
                         background_work: true,
                     },
-                )?);
+                )?;
+                let engine = Arc::new(match push {
+                    Some(webhooks) => engine.with_push(Push::new(
+                        Arc::new(InMemoryPushConfigs::new()),
+                        webhooks.clone(),
+                    )),
+                    None => engine,
+                });
                 // The container identifies callers from what the front passes, as
                 // a2a-container does behind AgentCore.
                 let router = router(

@@ -10,9 +10,13 @@ use futures_util::future::join_all;
 use super::{Engine, live};
 
 impl Engine {
-    /// Waits until no task runs here (at once when none does).
+    /// Waits until no task runs here and no push notification is on its way (at once when
+    /// none is).
     pub async fn idle(&self) {
         self.deps.health.idle().await;
+        if let Some(push) = &self.deps.push {
+            push.idle().await;
+        }
     }
 
     /// Whether a non-blocking send answers at once and leaves its agent running

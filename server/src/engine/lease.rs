@@ -184,6 +184,9 @@ pub(crate) async fn load(
             .await
         {
             Ok(version) => {
+                if let Some(push) = &deps.push {
+                    push.notify(&task, version);
+                }
                 tracing::warn!(
                     task_id,
                     holder = &*lease.holder,

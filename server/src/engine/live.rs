@@ -83,6 +83,8 @@ pub(crate) struct RunnerDeps {
     pub health: Arc<Health>,
     /// Present when the store is shared with other processes: the leases of tasks at work.
     pub leasing: Option<Arc<Leasing>>,
+    /// Present when the host delivers push notifications.
+    pub push: Option<crate::push::Push>,
 }
 
 /// Starts the agent on a message and reports how it started.
@@ -591,6 +593,8 @@ struct Applying {
     count: usize,
     /// Some change reached a state that ends a send's stream (terminal or interrupted).
     ended: bool,
+    /// Some change was a status change (what push notifications tell).
+    status_changed: bool,
 }
 
 /// Applies events in order; an event the lifecycle refuses is logged and skipped. The
@@ -605,8 +609,10 @@ fn apply_all(
         changes: Vec::with_capacity(if followed { events.len() } else { 0 }),
         count: 0,
         ended: false,
+        status_changed: false,
     };
     for event in events {
+        let status = matches!(event, AgentEvent::Status { .. });
         let outcome = if followed {
             tasks::apply(task, event).map(|applied| {
                 applying.changes.push(match applied {
@@ -621,6 +627,7 @@ fn apply_all(
             Ok(()) => {
                 applying.count += 1;
                 applying.ended |= task.status.state.ends_stream();
+                applying.status_changed |= status;
             }
             Err(error) => {
                 tracing::debug!(request_id, task_id = task.id, %error, "agent event ignored");
@@ -735,6 +742,7 @@ pub(crate) fn adopt_ended(
         changes: vec![status],
         count: 1,
         ended: true,
+        status_changed: true,
     };
     publish(
         deps,
@@ -776,7 +784,12 @@ enum Position {
 
 /// Broadcasts applied changes, in order, and settles the task when one ended it; `task`
 /// is the task after all of them.
-fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Task, applied: Applying, at: Position) {
+fn publish(deps: &RunnerDeps, live: &LiveTask, task: &Arc<Task>, applied: Applying, at: Position) {
+    if let (Some(push), true, Position::Numbered(version) | Position::Whole(version)) =
+        (&deps.push, applied.status_changed, at)
+    {
+        push.notify(task, version);
+    }
     // After a terminal state nothing applies: when the task ended, the last change did it.
     let terminal = task.status.state.is_terminal();
     let count = applied.changes.len();

@@ -11,6 +11,7 @@ mod follow;
 mod lease;
 mod live;
 mod media;
+mod push_config;
 mod registry;
 mod respond;
 mod subscribe;
@@ -168,8 +169,9 @@ impl Engine {
         if let Some(security) = config.security {
             card.security = security;
         }
-        // Push notifications and extended cards are not served by this engine: never
-        // advertise them, whatever the agent says.
+        // Extended cards are not served by this engine, and push notifications only once
+        // the host says how to deliver them (`with_push`): never advertise them before,
+        // whatever the agent says.
         card.capabilities.push_notifications = false;
         card.capabilities.extended_card = false;
         card.validate()?;
@@ -187,6 +189,7 @@ impl Engine {
                         terms,
                     })
                 }),
+                push: None,
             },
             instance_id,
             card,
@@ -194,6 +197,21 @@ impl Engine {
             profile: config.error_profile,
             background_work: config.background_work,
         })
+    }
+
+    /// Delivers push notifications with `push`: the push configuration methods of both
+    /// versions are served, a send may carry a configuration, and the card says
+    /// `pushNotifications: true`. Without it they answer -32003.
+    #[must_use]
+    pub fn with_push(mut self, push: crate::push::Push) -> Self {
+        self.card.capabilities.push_notifications = true;
+        self.deps.push = Some(push);
+        self
+    }
+
+    /// The push notifications this engine delivers, if it does.
+    pub fn push(&self) -> Option<&crate::push::Push> {
+        self.deps.push.as_ref()
     }
 
     /// The card configuration, with capabilities lowered to what the host honours.
@@ -340,13 +358,16 @@ impl Engine {
                     request.method
                 ),
             )),
+            Operation::SetPushConfig
+            | Operation::GetPushConfig
+            | Operation::ListPushConfigs
+            | Operation::DeletePushConfig => {
+                Box::pin(self.push_config(version, operation, &request.method, params, id, call))
+                    .await
+            }
             _ => Err(Error::new(
-                Refusal::PushNotSupported,
-                format!(
-                    "{}: this agent does not send push notifications \
-                     (capabilities.pushNotifications is false)",
-                    request.method
-                ),
+                Refusal::UnsupportedOperation,
+                format!("{}: this agent does not serve this method", request.method),
             )),
         }
     }
@@ -372,10 +393,17 @@ impl Engine {
     /// that does not exist. A task at work whose runner's lease expired (its process is
     /// gone) is failed first ([`lease`]).
     async fn load_stored(&self, task_id: &str, owner: &Owner) -> Result<SharedStored, Error> {
-        lease::load(&self.deps, task_id, owner)
+        let stored = lease::load(&self.deps, task_id, owner)
             .await
             .map_err(|error| internal(&error))?
-            .ok_or_else(|| task_not_found(task_id))
+            .ok_or_else(|| task_not_found(task_id))?;
+        if let Some(push) = &self.deps.push
+            && self.deps.store.is_shared()
+            && self.deps.registry.get(task_id).is_none()
+        {
+            push.touch(&stored);
+        }
+        Ok(stored)
     }
 
     /// Checks the message and prepares the start (or continuation) of its task: what the
@@ -497,9 +525,11 @@ impl Engine {
         let configuration = params.configuration.unwrap_or_default();
         let return_immediately = configuration.return_immediately && self.background_work;
         let history_length = configuration.history_length;
+        let push = configuration.push_notification_config;
         // Chained rather than awaited inside one block, which would keep the preparation's
         // future twice (captured, and moved to be awaited).
         self.prepare(params.message, call)
+            .and_then(move |prepared| self.attach_push(version, push, prepared))
             .and_then(move |(context, previous)| {
                 let started = live::start(self.deps.clone(), context, previous, return_immediately);
                 async move {
@@ -535,7 +565,11 @@ impl Engine {
         params: SendMessageParams,
         call: &CallContext,
     ) -> Result<Reply, Error> {
-        let (context, previous) = self.prepare(params.message, call).await?;
+        let push = params
+            .configuration
+            .and_then(|configuration| configuration.push_notification_config);
+        let prepared = self.prepare(params.message, call).await?;
+        let (context, previous) = self.attach_push(version, push, prepared).await?;
         // Follow the task before it can change.
         let updates = self.deps.registry.follow(&context.task_id);
         let started = live::start(self.deps.clone(), context, previous, true).await;
@@ -599,7 +633,12 @@ impl Engine {
                 .put_logged(&task, &owner, Some(version), &canceled, None)
                 .await
             {
-                Ok(_) => return Ok(task),
+                Ok(written) => {
+                    if let Some(push) = &self.deps.push {
+                        push.notify(&task, written);
+                    }
+                    return Ok(task);
+                }
                 Err(StoreError::Conflict(_)) => continue,
                 Err(error) => return Err(internal(&error)),
             }

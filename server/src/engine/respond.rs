@@ -75,3 +75,27 @@ pub(crate) fn task(version: ProtocolVersion, id: &Id, task: &Task) -> Vec<u8> {
 pub(crate) fn list(id: &Id, result: &ListTasksResult) -> Vec<u8> {
     success(id, &v1_0::list_tasks_result(result))
 }
+
+/// A push configuration (set/create, get).
+pub(crate) fn push_config(
+    version: ProtocolVersion,
+    id: &Id,
+    config: &a2a_core::model::TaskPushNotificationConfig,
+) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::task_push_config(config)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::task_push_config(config)),
+    }
+}
+
+/// A list of push configurations: a bare array in v0.3, a page in v1.0.
+pub(crate) fn push_config_list(
+    version: ProtocolVersion,
+    id: &Id,
+    list: &a2a_core::model::ListPushConfigsResult,
+) -> Vec<u8> {
+    match version {
+        ProtocolVersion::V0_3 => success(id, &v0_3::push_config_list(list)),
+        ProtocolVersion::V1_0 => success(id, &v1_0::push_config_list(list)),
+    }
+}

@@ -2,6 +2,7 @@
 
 use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
+use a2a_server::push::target::TargetPolicy;
 
 use crate::dynamo::{DEFAULT_LEASE, DEFAULT_RETENTION, DynamoSettings};
 
@@ -89,25 +90,29 @@ pub struct Config {
     pub push: PushSettings,
 }
 
-/// Push notifications: on unless turned off, to public HTTPS webhooks unless private
-/// addresses are allowed.
+/// Push notifications: on unless turned off, to public HTTPS webhooks unless told
+/// otherwise. The same variables and values as the container's
+/// ([`a2a_server::serve::ContainerConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PushSettings {
     /// `A2A_PUSH_NOTIFICATIONS`: `on` (default) or `off`. On, tasks may have webhook
-    /// configurations and their status changes are POSTed to them (only where the
-    /// background-work extension keeps the instance thawed for the deliveries).
+    /// configurations and their status changes are POSTed to them — only where the
+    /// background-work extension keeps the environment thawed for the deliveries
+    /// ([`crate::background`]); without it push is off, and the card says so.
     pub enabled: bool,
-    /// `A2A_PUSH_ALLOW_PRIVATE`: `true` lets webhooks be plain `http://` or resolve to
-    /// loopback and private addresses (for tests and private networks); default `false`,
-    /// public `https://` only.
-    pub allow_private: bool,
+    /// `A2A_PUSH_ALLOW_PRIVATE`: `false` (default) allows `https` webhooks on public
+    /// addresses only ([`TargetPolicy::PublicHttps`]); `true` also plain `http` and every
+    /// address, private ones included ([`TargetPolicy::AllowPrivate`]: a private network,
+    /// or tests); `loopback` `http` and this machine's loopback addresses besides public
+    /// ones ([`TargetPolicy::Loopback`]).
+    pub targets: TargetPolicy,
 }
 
 impl Default for PushSettings {
     fn default() -> Self {
         Self {
             enabled: true,
-            allow_private: false,
+            targets: TargetPolicy::PublicHttps,
         }
     }
 }
@@ -201,15 +206,20 @@ impl Config {
         let task_table = Self::task_table(&get)?;
         let push = PushSettings {
             enabled: match get("A2A_PUSH_NOTIFICATIONS").as_deref().map(str::trim) {
-                None | Some("on" | "true" | "1") => true,
-                Some("off" | "false" | "0") => false,
+                None | Some("on") => true,
+                Some("off") => false,
                 Some(value) => return Err(invalid("A2A_PUSH_NOTIFICATIONS", value, "on or off")),
             },
-            allow_private: match get("A2A_PUSH_ALLOW_PRIVATE").as_deref().map(str::trim) {
-                None | Some("false" | "0" | "no") => false,
-                Some("true" | "1" | "yes") => true,
+            targets: match get("A2A_PUSH_ALLOW_PRIVATE").as_deref().map(str::trim) {
+                None | Some("false") => TargetPolicy::PublicHttps,
+                Some("true") => TargetPolicy::AllowPrivate,
+                Some("loopback") => TargetPolicy::Loopback,
                 Some(value) => {
-                    return Err(invalid("A2A_PUSH_ALLOW_PRIVATE", value, "true or false"));
+                    return Err(invalid(
+                        "A2A_PUSH_ALLOW_PRIVATE",
+                        value,
+                        "true, false or loopback",
+                    ));
                 }
             },
         };
@@ -349,7 +359,7 @@ mod tests {
             config.push,
             PushSettings {
                 enabled: true,
-                allow_private: false
+                targets: TargetPolicy::PublicHttps
             }
         );
     }
@@ -358,10 +368,18 @@ mod tests {
     fn push_settings_are_read() {
         let push = |vars: &[(&str, &str)]| config(vars).unwrap().push;
         assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", "off")]).enabled);
-        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", " false ")]).enabled);
+        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", " off ")]).enabled);
         assert!(push(&[("A2A_PUSH_NOTIFICATIONS", "on")]).enabled);
-        assert!(push(&[("A2A_PUSH_ALLOW_PRIVATE", "true")]).allow_private);
-        assert!(!push(&[("A2A_PUSH_ALLOW_PRIVATE", "false")]).allow_private);
+        let targets = |value| push(&[("A2A_PUSH_ALLOW_PRIVATE", value)]).targets;
+        assert_eq!(targets("true"), TargetPolicy::AllowPrivate);
+        assert_eq!(targets("false"), TargetPolicy::PublicHttps);
+        assert_eq!(targets("loopback"), TargetPolicy::Loopback);
+        assert_eq!(
+            config(&[("A2A_PUSH_NOTIFICATIONS", "false")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_NOTIFICATIONS=\"false\" is not valid: on or off"
+        );
         assert_eq!(
             config(&[("A2A_PUSH_NOTIFICATIONS", "disabled")])
                 .unwrap_err()
@@ -372,7 +390,7 @@ mod tests {
             config(&[("A2A_PUSH_ALLOW_PRIVATE", "sometimes")])
                 .unwrap_err()
                 .to_string(),
-            "A2A_PUSH_ALLOW_PRIVATE=\"sometimes\" is not valid: true or false"
+            "A2A_PUSH_ALLOW_PRIVATE=\"sometimes\" is not valid: true, false or loopback"
         );
     }
 

@@ -3,7 +3,9 @@
 //! configuration is answered while its task is `submitted`, the webhook (a receiver on
 //! 127.0.0.1, allowed by `A2A_PUSH_ALLOW_PRIVATE=true`) gets the completed task with the
 //! configuration's token, and the extension holds the invocation — the environment is not
-//! frozen — until that delivery is done.
+//! frozen — until that delivery is done. With the DynamoDB task store (moto), the
+//! configuration and how far it was told live in the task's sibling item. Without the
+//! Extensions API, push is off.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 #[path = "../../lambda/tests/common/mod.rs"]
@@ -232,4 +234,78 @@ async fn without_the_extensions_api_push_is_off_and_the_card_says_so() {
             && message.contains("push notifications are off"),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn on_dynamodb_the_configuration_and_its_mark_live_beside_the_task() {
+    let settings = common::moto::create_table("push-binary").await;
+    let endpoint = settings.endpoint.clone().unwrap();
+    let receiver = Receiver::start().await;
+    let mut api = FakeApi::start(true).await;
+    let function = Function::start(
+        &api,
+        &[
+            ("A2A_TASK_TABLE", settings.table.as_str()),
+            ("A2A_DYNAMODB_ENDPOINT", endpoint.as_str()),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("A2A_PUSH_ALLOW_PRIVATE", "true"),
+        ],
+    );
+    let init = function.init_complete().await;
+    assert_eq!(init["fields"]["task_store"], "dynamodb", "{init}");
+    assert_eq!(init["fields"]["push_notifications"], true, "{init}");
+
+    let send = json!({"jsonrpc": "2.0", "id": "push-2", "method": "SendMessage", "params": {
+        "message": {"messageId": "tck-complete-task-push", "role": "ROLE_USER",
+                    "parts": [{"text": "tell my webhook"}]},
+        "configuration": {
+            "returnImmediately": true,
+            "taskPushNotificationConfig": {"id": "hook", "url": receiver.url, "token": "tok-d"},
+        },
+    }});
+    api.invoke("inv-send", &event_v1_0(&send), FAR);
+    let (handed_index, _) = api.handed("inv-send").await;
+    let (_, answer, _) = api.answer("inv-send").await;
+    let task_id = fake_lambda::task_id(&answer["result"]["task"]);
+    api.invoke("inv-get", &get_task(&task_id), FAR);
+    let let_go = api.extension_next(handed_index).await;
+    let seen = receiver.until_state("TASK_STATE_COMPLETED").await;
+    assert!(
+        let_go >= seen.last().unwrap().answered,
+        "held for the delivery"
+    );
+    assert_eq!(
+        seen.last().unwrap().headers["x-a2a-notification-token"],
+        "tok-d"
+    );
+
+    // The sibling item holds the configuration and how far it was told: the task's
+    // version of the completed write.
+    let client = common::moto::client(&settings);
+    let read = |id: String| {
+        let client = client.clone();
+        let table = settings.table.clone();
+        async move {
+            client
+                .get_item()
+                .table_name(table)
+                .key("id", aws_sdk_dynamodb::types::AttributeValue::S(id))
+                .consistent_read(true)
+                .send()
+                .await
+                .unwrap()
+                .item
+                .expect("the item exists")
+        }
+    };
+    let task_item = read(task_id.clone()).await;
+    let push_item = read(format!("push#{task_id}")).await;
+    assert!(!push_item.contains_key("owner"), "{push_item:?}");
+    let config = push_item["configs"].as_m().unwrap()["hook"].as_m().unwrap();
+    assert_eq!(config["url"].as_s().unwrap(), &receiver.url);
+    assert_eq!(config["token"].as_s().unwrap(), "tok-d");
+    assert_eq!(config["protocolVersion"].as_s().unwrap(), "1.0");
+    let mark = config["mark"].as_m().unwrap();
+    assert_eq!(mark["version"], task_item["version"], "{push_item:?}");
 }

@@ -119,6 +119,17 @@ async fn a_non_blocking_send_with_a_webhook_is_told_before_the_environment_is_fr
     let init = function.init_complete().await;
     assert_eq!(init["fields"]["push_notifications"], true, "{init}");
     assert_eq!(init["fields"]["push_targets"], "allow-private", "{init}");
+    let warned = function.logs().into_iter().any(|log| {
+        log["level"] == "WARN"
+            && log["fields"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("the Lambda Runtime API included"))
+    });
+    assert!(
+        warned,
+        "private targets are warned of: {:#?}",
+        function.logs()
+    );
 
     let send = json!({"jsonrpc": "2.0", "id": "push-1", "method": "SendMessage", "params": {
         "message": {"messageId": "tck-delayed-complete-push", "role": "ROLE_USER",

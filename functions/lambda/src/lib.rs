@@ -46,6 +46,7 @@ use a2a_server::agent::{Agent, IntoAgent};
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::layers::{Layers, RouterLayer};
 use a2a_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
+use a2a_server::push::target::TargetPolicy;
 use a2a_server::push::{InMemoryPushConfigs, Push, PushConfigStore};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 
@@ -312,6 +313,16 @@ impl Lambda {
         };
         let instance_id = engine.instance_id().to_owned();
         let push_on = engine.push().is_some();
+        if push_on && config.push.targets != TargetPolicy::PublicHttps {
+            // The guard then lets webhooks reach this environment's loopback, where the
+            // Runtime API listens (AWS_LAMBDA_RUNTIME_API).
+            tracing::warn!(
+                push_targets = %config.push.targets,
+                "webhooks may point at loopback or private addresses, the Lambda Runtime \
+                 API included: A2A_PUSH_ALLOW_PRIVATE is for tests, not for callers you do \
+                 not trust"
+            );
+        }
         background.set_engine(engine);
         tracing::info!(
             streaming = config.streaming,

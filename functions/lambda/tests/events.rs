@@ -818,3 +818,56 @@ async fn push_notifications_off_answer_unsupported_and_the_card_says_so() {
         )
     );
 }
+
+#[tokio::test]
+async fn function_url_v0_3_set_push_config_names_it_for_the_task() {
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+        .config(config(&[]))
+        .into_app()
+        .expect("app");
+    let sent = json_answer(&mut app, FURL_SEND_V0_3).await;
+    let task_id = sent["result"]["id"].as_str().unwrap().to_owned();
+    let set = with_body(
+        FURL_SEND_V0_3,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/pushNotificationConfig/set",
+                "params": {"taskId": task_id, "pushNotificationConfig": {
+                    "url": "https://93.184.215.14/v03", "token": "t-03"}}}),
+    );
+    let stored = json!({"taskId": task_id, "pushNotificationConfig": {
+        "id": task_id, "url": "https://93.184.215.14/v03", "token": "t-03"}});
+    assert_eq!(
+        json_answer(&mut app, &set).await,
+        json!({"jsonrpc": "2.0", "id": 5, "result": stored})
+    );
+    let get = with_body(
+        FURL_SEND_V0_3,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/pushNotificationConfig/get",
+                "params": {"id": task_id}}),
+    );
+    assert_eq!(
+        json_answer(&mut app, &get).await,
+        json!({"jsonrpc": "2.0", "id": 6, "result": stored})
+    );
+}
+
+#[tokio::test]
+async fn a_push_store_of_your_own_holds_the_configurations() {
+    use a2a_server::push::{InMemoryPushConfigs, PushConfigStore};
+    let store = std::sync::Arc::new(InMemoryPushConfigs::new());
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+        .config(config(&[]))
+        .push_store(store.clone())
+        .into_app()
+        .expect("app");
+    let sent = json_answer(&mut app, FURL_SEND_V1_0).await;
+    let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let create = FURL_CREATE_PUSH_V1_0.replace("TASK-ID", &task_id);
+    assert_eq!(
+        json_answer(&mut app, &create).await["result"]["id"],
+        "hook-1"
+    );
+    let held = store.configs(&task_id).await.unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].config.url, "https://93.184.215.14/a2a?agent=echo");
+    assert_eq!(held[0].version, a2a_core::version::ProtocolVersion::V1_0);
+}

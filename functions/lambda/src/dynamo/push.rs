@@ -85,6 +85,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailur
 
 use super::{DynamoSettings, DynamoTaskStore, attr, expires_at, unix_now};
 
+/// The condition that the item has not expired (`:now` is the time of the write; an item
+/// written without `expiresAt` never expires).
+const LIVE: &str = "(attribute_not_exists(#exp) OR #exp > :now)";
+
 /// Most `UpdateItem`s one `put_config` sends: the creation, then one per lost race.
 pub const PUT_ATTEMPTS: usize = 4;
 
@@ -216,7 +220,7 @@ enum Found {
 impl Found {
     fn read(item: &HashMap<String, AttributeValue>, config_id: &str) -> Self {
         // An expired item is gone, though time to live has not deleted it yet.
-        if expires_at(item).is_none_or(|at| at <= unix_now()) {
+        if expires_at(item).is_some_and(|at| at <= unix_now()) {
             return Self::NoItem;
         }
         let Some(configs) = item.get(name::CONFIGS).and_then(|value| value.as_m().ok()) else {
@@ -319,7 +323,7 @@ impl PushConfigStore for DynamoPushConfigStore {
                     request
                         .expression_attribute_names("#cid", &config_id)
                         .update_expression("SET #configs.#cid = :cfg, #exp = :exp")
-                        .condition_expression("#configs.#cid.#order = :order AND #exp > :now")
+                        .condition_expression(format!("#configs.#cid.#order = :order AND {LIVE}"))
                         .expression_attribute_names("#order", name::ORDER)
                         .expression_attribute_values(":cfg", encode(&config, order))
                         .expression_attribute_values(
@@ -337,10 +341,10 @@ impl PushConfigStore for DynamoPushConfigStore {
                         .update_expression(
                             "SET #configs.#cid = :cfg, #exp = :exp ADD #count :one, #seq :one",
                         )
-                        .condition_expression(
+                        .condition_expression(format!(
                             "attribute_exists(#configs) AND attribute_not_exists(#configs.#cid) \
-                             AND (attribute_not_exists(#count) OR #count < :max) AND #exp > :now",
-                        )
+                             AND (attribute_not_exists(#count) OR #count < :max) AND {LIVE}"
+                        ))
                         .expression_attribute_names("#count", name::COUNT)
                         .expression_attribute_names("#seq", name::SEQ)
                         .expression_attribute_values(":cfg", encode(&config, order))
@@ -369,7 +373,7 @@ impl PushConfigStore for DynamoPushConfigStore {
             .update(task_id)
             .expression_attribute_names("#cid", config_id)
             .update_expression("REMOVE #configs.#cid SET #exp = :exp ADD #count :minus_one")
-            .condition_expression("attribute_exists(#configs.#cid) AND #exp > :now")
+            .condition_expression(format!("attribute_exists(#configs.#cid) AND {LIVE}"))
             .expression_attribute_names("#count", name::COUNT)
             .expression_attribute_values(":minus_one", AttributeValue::N("-1".to_owned()));
         Ok(self
@@ -386,11 +390,11 @@ impl PushConfigStore for DynamoPushConfigStore {
             .update(task_id)
             .expression_attribute_names("#cid", config_id)
             .update_expression("SET #configs.#cid.#mark = :mark, #exp = :exp")
-            .condition_expression(
-                "attribute_exists(#configs.#cid) AND #exp > :now \
+            .condition_expression(format!(
+                "attribute_exists(#configs.#cid) AND {LIVE} \
                  AND (attribute_not_exists(#configs.#cid.#mark) \
-                 OR #configs.#cid.#mark.#version < :version)",
-            )
+                 OR #configs.#cid.#mark.#version < :version)"
+            ))
             .expression_attribute_names("#mark", name::MARK)
             .expression_attribute_names("#version", name::VERSION)
             .expression_attribute_values(":mark", encode_mark(mark))

@@ -2,6 +2,7 @@
 
 use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
+use a2a_server::push::target::TargetPolicy;
 
 use crate::dynamo::{DEFAULT_LEASE, DEFAULT_RETENTION, DynamoSettings};
 
@@ -10,7 +11,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
 
 /// Every variable the function reads, for documentation and for the template check
 /// (with `A2A_TASK_TABLE` it also reads `AWS_REGION`, which Lambda sets).
-pub const VARIABLES: [&str; 10] = [
+pub const VARIABLES: [&str; 12] = [
     "A2A_PUBLIC_URL",
     "A2A_STREAMING",
     "A2A_TASK_TABLE",
@@ -21,6 +22,8 @@ pub const VARIABLES: [&str; 10] = [
     "A2A_MAX_BODY_BYTES",
     "A2A_AUTH",
     "A2A_API_KEY",
+    "A2A_PUSH_NOTIFICATIONS",
+    "A2A_PUSH_ALLOW_PRIVATE",
 ];
 
 /// Longest `A2A_TASK_RETENTION_DAYS`: ten years.
@@ -83,6 +86,35 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// `A2A_AUTH` (`none`, `api-key`, `jwt`) and `A2A_API_KEY`.
     pub auth: Auth,
+    /// `A2A_PUSH_NOTIFICATIONS` and `A2A_PUSH_ALLOW_PRIVATE`.
+    pub push: PushSettings,
+}
+
+/// Push notifications: on unless turned off, to public HTTPS webhooks unless told
+/// otherwise. The same variables and values as the container's
+/// ([`a2a_server::serve::ContainerConfig`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushSettings {
+    /// `A2A_PUSH_NOTIFICATIONS`: `on` (default) or `off`. On, tasks may have webhook
+    /// configurations and their status changes are POSTed to them — only where the
+    /// background-work extension keeps the environment thawed for the deliveries
+    /// ([`crate::background`]); without it push is off, and the card says so.
+    pub enabled: bool,
+    /// `A2A_PUSH_ALLOW_PRIVATE`: `false` (default) allows `https` webhooks on public
+    /// addresses only ([`TargetPolicy::PublicHttps`]); `true` also plain `http` and every
+    /// address, private ones included ([`TargetPolicy::AllowPrivate`]: a private network,
+    /// or tests); `loopback` `http` and this machine's loopback addresses besides public
+    /// ones ([`TargetPolicy::Loopback`]).
+    pub targets: TargetPolicy,
+}
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            targets: TargetPolicy::PublicHttps,
+        }
+    }
 }
 
 /// A variable with a value the function cannot use.
@@ -172,6 +204,25 @@ impl Config {
             Some(value) => return Err(invalid("A2A_AUTH", value, "one of none, api-key, jwt")),
         };
         let task_table = Self::task_table(&get)?;
+        let push = PushSettings {
+            enabled: match get("A2A_PUSH_NOTIFICATIONS").as_deref().map(str::trim) {
+                None | Some("on") => true,
+                Some("off") => false,
+                Some(value) => return Err(invalid("A2A_PUSH_NOTIFICATIONS", value, "on or off")),
+            },
+            targets: match get("A2A_PUSH_ALLOW_PRIVATE").as_deref().map(str::trim) {
+                None | Some("false") => TargetPolicy::PublicHttps,
+                Some("true") => TargetPolicy::AllowPrivate,
+                Some("loopback") => TargetPolicy::Loopback,
+                Some(value) => {
+                    return Err(invalid(
+                        "A2A_PUSH_ALLOW_PRIVATE",
+                        value,
+                        "true, false or loopback",
+                    ));
+                }
+            },
+        };
         Ok(Self {
             public_url,
             streaming,
@@ -179,6 +230,7 @@ impl Config {
             error_profile,
             max_body_bytes,
             auth,
+            push,
         })
     }
 
@@ -303,6 +355,43 @@ mod tests {
         assert_eq!(config.auth, Auth::None);
         assert_eq!(config.error_profile, ErrorProfile::Spec);
         assert_eq!(config.public_url, None);
+        assert_eq!(
+            config.push,
+            PushSettings {
+                enabled: true,
+                targets: TargetPolicy::PublicHttps
+            }
+        );
+    }
+
+    #[test]
+    fn push_settings_are_read() {
+        let push = |vars: &[(&str, &str)]| config(vars).unwrap().push;
+        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", "off")]).enabled);
+        assert!(!push(&[("A2A_PUSH_NOTIFICATIONS", " off ")]).enabled);
+        assert!(push(&[("A2A_PUSH_NOTIFICATIONS", "on")]).enabled);
+        let targets = |value| push(&[("A2A_PUSH_ALLOW_PRIVATE", value)]).targets;
+        assert_eq!(targets("true"), TargetPolicy::AllowPrivate);
+        assert_eq!(targets("false"), TargetPolicy::PublicHttps);
+        assert_eq!(targets("loopback"), TargetPolicy::Loopback);
+        assert_eq!(
+            config(&[("A2A_PUSH_NOTIFICATIONS", "false")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_NOTIFICATIONS=\"false\" is not valid: on or off"
+        );
+        assert_eq!(
+            config(&[("A2A_PUSH_NOTIFICATIONS", "disabled")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_NOTIFICATIONS=\"disabled\" is not valid: on or off"
+        );
+        assert_eq!(
+            config(&[("A2A_PUSH_ALLOW_PRIVATE", "sometimes")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_PUSH_ALLOW_PRIVATE=\"sometimes\" is not valid: true, false or loopback"
+        );
     }
 
     #[test]

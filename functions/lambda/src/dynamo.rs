@@ -37,6 +37,12 @@
 //! A transaction's puts need only `dynamodb:PutItem` (DynamoDB Developer Guide, "Using IAM
 //! with DynamoDB transactions"); each costs twice the write capacity of a plain put.
 //!
+//! # Push-notification configurations
+//!
+//! A task's push-notification configurations live in a sibling item of the task's, `id`
+//! `push#{taskId}`, with no `owner` (so in no index): [`DynamoPushConfigStore`], made by
+//! [`DynamoTaskStore::push_configs`]; its module, [`push`], describes the item.
+//!
 //! # Writes
 //!
 //! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
@@ -144,6 +150,9 @@ mod attr {
 
 mod lease;
 mod log;
+pub mod push;
+
+pub use push::DynamoPushConfigStore;
 
 /// `statusTimestamp` of a task without a status timestamp: the index needs a value, and
 /// this one sorts before every real timestamp (so such tasks are listed last, as in memory).
@@ -499,8 +508,10 @@ impl DynamoTaskStore {
         let Some(item) = output.item else {
             return Ok(None);
         };
-        // A log item is not a task.
-        if !item.contains_key(attr::TASK) && item.contains_key(attr::EVENTS) {
+        // A log item or a push-configuration item is not a task.
+        if !item.contains_key(attr::TASK)
+            && (item.contains_key(attr::EVENTS) || push::is_push_item(&item))
+        {
             return Ok(None);
         }
         // Time to live deletes expired items within days, not at once: an expired task

@@ -23,6 +23,12 @@
 //! Tasks live in the instance's memory, or with `A2A_TASK_TABLE` in a DynamoDB table
 //! shared by every instance ([`dynamo::DynamoTaskStore`], usable by any host).
 //!
+//! Push notifications are on (`A2A_PUSH_NOTIFICATIONS=off` turns them off): a task's
+//! webhook configurations live beside it, in the same table
+//! ([`dynamo::DynamoPushConfigStore`]) or in memory, and every status change is POSTed to
+//! them while the background-work extension keeps the environment thawed. Without the
+//! Extensions API, push is off (the deliveries would be frozen with the environment).
+//!
 //! A non-blocking send finishes its task: an internal Lambda extension keeps the
 //! environment thawed after the answer until the agent is done, within the invocation's
 //! time, and billed for it ([`background`]).
@@ -39,6 +45,9 @@ use std::time::Instant;
 use a2a_server::agent::{Agent, IntoAgent};
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::layers::{Layers, RouterLayer};
+use a2a_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
+use a2a_server::push::target::TargetPolicy;
+use a2a_server::push::{InMemoryPushConfigs, Push, PushConfigStore};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 
 pub use app::App;
@@ -63,11 +72,21 @@ pub enum InitError {
     /// The agent card is invalid.
     #[error("agent card: {0}")]
     Card(#[from] a2a_core::card::CardError),
+    /// The webhook client for push notifications could not be made.
+    #[error("push notifications: {0}")]
+    Push(#[from] DeliveryError),
 }
 
 /// The task store a configuration names: the DynamoDB table of `A2A_TASK_TABLE`, or the
 /// instance's memory. Neither makes a network call; the time it took is logged.
 pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
+    stores(config).0
+}
+
+/// The task store a configuration names ([`task_store`]) and the push-configuration
+/// store beside it: in the same DynamoDB table, sharing the task store's client
+/// ([`dynamo::DynamoPushConfigStore`]), or in the instance's memory.
+pub fn stores(config: &Config) -> (Arc<dyn TaskStore>, Arc<dyn PushConfigStore>) {
     let started = Instant::now();
     match &config.task_table {
         None => {
@@ -77,10 +96,11 @@ pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
                 build_ms = started.elapsed().as_secs_f64() * 1000.0,
                 "task store ready"
             );
-            store
+            (store, Arc::new(InMemoryPushConfigs::new()))
         }
         Some(settings) => {
-            let store = Arc::new(dynamo::DynamoTaskStore::new(settings));
+            let store = dynamo::DynamoTaskStore::new(settings);
+            let push = Arc::new(store.push_configs());
             tracing::info!(
                 store = "dynamodb",
                 table = settings.table,
@@ -91,7 +111,7 @@ pub fn task_store(config: &Config) -> Arc<dyn TaskStore> {
                 build_ms = started.elapsed().as_secs_f64() * 1000.0,
                 "task store ready"
             );
-            store
+            (Arc::new(store), push)
         }
     }
 }
@@ -116,6 +136,7 @@ pub struct Lambda {
     agent: Arc<dyn Agent>,
     config: Option<Config>,
     store: Option<Arc<dyn TaskStore>>,
+    push_store: Option<Arc<dyn PushConfigStore>>,
     public_url: Option<String>,
     layers: Layers,
 }
@@ -137,6 +158,7 @@ impl Lambda {
             agent: agent.into_agent(),
             config: None,
             store: None,
+            push_store: None,
             public_url: None,
             layers: Layers::default(),
         }
@@ -151,6 +173,14 @@ impl Lambda {
     /// Keeps tasks in `store` instead of the one the configuration names.
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.store = Some(store);
+        self
+    }
+
+    /// Keeps push-notification configurations in `store` instead of the one beside the
+    /// configured task store. Give one with a shared task store of your own
+    /// ([`Lambda::task_store`]): otherwise they stay in each instance's memory.
+    pub fn push_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
+        self.push_store = Some(store);
         self
     }
 
@@ -179,7 +209,8 @@ impl Lambda {
 
     /// The engine, the service and the configuration; `background_work`: a non-blocking
     /// send may leave its agent running after the answer
-    /// ([`EngineConfig::background_work`]).
+    /// ([`EngineConfig::background_work`]), and push notifications may be delivered after
+    /// it (without it, push is off).
     fn build(self, background_work: bool) -> Result<(Arc<Engine>, App, Config), InitError> {
         let mut config = match self.config {
             Some(config) => config,
@@ -189,7 +220,23 @@ impl Lambda {
             a2a_core::card::validate_url("public URL", &url)?;
             config.public_url = Some(url);
         }
-        let store = self.store.unwrap_or_else(|| task_store(&config));
+        let (store, push_store) = match (self.store, self.push_store) {
+            (Some(store), Some(push_store)) => (store, push_store),
+            (None, push_store) => {
+                let (store, configured) = stores(&config);
+                (store, push_store.unwrap_or(configured))
+            }
+            (Some(store), None) => {
+                if store.is_shared() && config.push.enabled && background_work {
+                    tracing::warn!(
+                        "push configurations stay in this instance's memory, beside a shared \
+                         task store: give Lambda::push_store a shared store too"
+                    );
+                }
+                let push_store: Arc<dyn PushConfigStore> = Arc::new(InMemoryPushConfigs::new());
+                (store, push_store)
+            }
+        };
         let engine = Engine::new(
             self.agent,
             store,
@@ -204,6 +251,12 @@ impl Lambda {
                 background_work,
             },
         )?;
+        let engine = if config.push.enabled && background_work {
+            let webhooks = Webhooks::new(config.push.targets, DeliveryPolicy::default())?;
+            engine.with_push(Push::new(push_store, webhooks))
+        } else {
+            engine
+        };
         let engine = Arc::new(engine);
         let app = app::app(Arc::clone(&engine), &config, self.layers);
         Ok((engine, app, config))
@@ -230,19 +283,28 @@ impl Lambda {
         // Before the runtime's first request for an invocation: Lambda takes extensions'
         // registrations only during init.
         let background = Arc::new(Background::default());
-        let extension = match Extension::register(&background).await {
-            Ok(extension) => Some(extension),
-            Err(error) => {
-                tracing::warn!(
-                    %error,
-                    "no background work: the environment would be frozen with the agent of \
-                     a non-blocking send still at work, so non-blocking sends are served as \
-                     blocking ones"
-                );
-                None
-            }
-        };
-        let (engine, app, config) = match self.build(extension.is_some()) {
+        let registered = Extension::register(&background).await;
+        let built = self.build(registered.is_ok());
+        // One warning, once the configuration says whether push was wanted.
+        if let Err(error) = &registered {
+            let push_wanted = built
+                .as_ref()
+                .is_ok_and(|(_, _, config)| config.push.enabled);
+            let also = if push_wanted {
+                ", and push notifications are off (their deliveries would be frozen too; \
+                 the card says pushNotifications: false)"
+            } else {
+                ""
+            };
+            tracing::warn!(
+                %error,
+                "no background work: the environment would be frozen with the agent of \
+                 a non-blocking send still at work, so non-blocking sends are served as \
+                 blocking ones{also}"
+            );
+        }
+        let extension = registered.ok();
+        let (engine, app, config) = match built {
             Ok(built) => built,
             Err(error) => {
                 tracing::error!(%error, "init failed");
@@ -250,6 +312,17 @@ impl Lambda {
             }
         };
         let instance_id = engine.instance_id().to_owned();
+        let push_on = engine.push().is_some();
+        if push_on && config.push.targets != TargetPolicy::PublicHttps {
+            // The guard then lets webhooks reach this environment's loopback, where the
+            // Runtime API listens (AWS_LAMBDA_RUNTIME_API).
+            tracing::warn!(
+                push_targets = %config.push.targets,
+                "webhooks may point at loopback or private addresses, the Lambda Runtime \
+                 API included: A2A_PUSH_ALLOW_PRIVATE is for tests, not for callers you do \
+                 not trust"
+            );
+        }
         background.set_engine(engine);
         tracing::info!(
             streaming = config.streaming,
@@ -257,6 +330,8 @@ impl Lambda {
             auth = ?config.auth,
             instance_id = instance_id,
             task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
+            push_notifications = push_on,
+            push_targets = %config.push.targets,
             init_ms = started.elapsed().as_secs_f64() * 1000.0,
             "init complete"
         );

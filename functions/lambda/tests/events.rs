@@ -20,11 +20,13 @@ use http_body_util::BodyExt as _;
 use lambda_http::RequestExt as _;
 use lambda_http::request::RequestContext;
 use serde_json::{Value, json};
-use tower::ServiceExt as _;
+use tower::{Service as _, ServiceExt as _};
 
 const FURL_CARD: &str = include_str!("fixtures/function_url_get_card.json");
 const FURL_SEND_V0_3: &str = include_str!("fixtures/function_url_send_v0_3.json");
 const FURL_SEND_V1_0: &str = include_str!("fixtures/function_url_send_v1_0.json");
+const FURL_CREATE_PUSH_V1_0: &str =
+    include_str!("fixtures/function_url_create_push_config_v1_0.json");
 const FURL_SEND_BASE64: &str = include_str!("fixtures/function_url_send_base64.json");
 const FURL_UNKNOWN_METHOD: &str = include_str!("fixtures/function_url_unknown_method.json");
 const FURL_STREAM: &str = include_str!("fixtures/function_url_stream_v0_3.json");
@@ -50,6 +52,13 @@ const ALB_HOST: &str = "a2a-alb-1234567890.us-east-1.elb.amazonaws.com";
 const API_KEY: &str = "s3cret-key-0123456789";
 const WATCH_HOST: &str = "127.0.0.1:9001";
 const WATCH_URL: &str = "http://127.0.0.1:9001/lambda-url/a2a-agent/";
+
+/// The echo agent's card as the function serves it by default: push notifications on.
+fn pushing_card(url: &str, streaming: bool) -> Value {
+    let mut card = echo_card(url, streaming);
+    card["capabilities"]["pushNotifications"] = json!(true);
+    card
+}
 
 fn config(vars: &[(&str, &str)]) -> Config {
     let vars: HashMap<String, String> = vars
@@ -261,7 +270,7 @@ async fn function_url_get_card_advertises_the_function_url() {
     let card = card(&config(&[]), FURL_CARD).await;
     assert_eq!(
         card,
-        echo_card(&format!("https://{FUNCTION_URL_HOST}/"), false)
+        pushing_card(&format!("https://{FUNCTION_URL_HOST}/"), false)
     );
 }
 
@@ -358,7 +367,7 @@ async fn http_api_v2_named_stage_card_url_keeps_the_stage() {
     let card = card(&config(&[]), HTTP_API_STAGE_CARD).await;
     assert_eq!(
         card,
-        echo_card(&format!("https://{HTTP_API_HOST}/dev/"), false)
+        pushing_card(&format!("https://{HTTP_API_HOST}/dev/"), false)
     );
 }
 
@@ -416,7 +425,7 @@ async fn rest_v1_prod_stage_card_url_includes_the_stage() {
     let card = card(&config(&[]), REST_PROD_CARD).await;
     assert_eq!(
         card,
-        echo_card(&format!("https://{REST_HOST}/prod/"), false)
+        pushing_card(&format!("https://{REST_HOST}/prod/"), false)
     );
 }
 
@@ -434,7 +443,7 @@ async fn rest_v1_without_a_stage_routes_and_the_card_has_no_prefix() {
         context.insert("path".into(), json!("/.well-known/agent-card.json"));
     });
     let card = card(&config(&[]), &no_stage_card).await;
-    assert_eq!(card, echo_card(&format!("https://{REST_HOST}/"), false));
+    assert_eq!(card, pushing_card(&format!("https://{REST_HOST}/"), false));
 }
 
 #[tokio::test]
@@ -494,7 +503,7 @@ async fn alb_base64_body_is_decoded() {
 #[tokio::test]
 async fn alb_card_url_follows_the_forwarded_protocol() {
     let card = card(&config(&[]), ALB_CARD).await;
-    assert_eq!(card, echo_card(&format!("http://{ALB_HOST}/"), false));
+    assert_eq!(card, pushing_card(&format!("http://{ALB_HOST}/"), false));
 }
 
 // ---- Forwarded headers ----
@@ -520,7 +529,7 @@ async fn card_url_follows_the_forwarded_protocol_but_not_a_forwarded_host() {
     let card = card(&config(&[]), &event).await;
     assert_eq!(
         card,
-        echo_card(&format!("http://{FUNCTION_URL_HOST}/"), false)
+        pushing_card(&format!("http://{FUNCTION_URL_HOST}/"), false)
     );
     // Behind a stage the stage stays.
     let event = with_header(REST_PROD_CARD, "X-Forwarded-Proto", "http");
@@ -535,7 +544,7 @@ async fn cargo_lambda_watch_card_advertises_the_local_lambda_url() {
     let card = card(&config(&[]), WATCH_CARD).await;
     assert_eq!(card["supportedInterfaces"][0]["url"], WATCH_URL);
     assert_eq!(card["url"], WATCH_URL);
-    assert_eq!(card, echo_card(WATCH_URL, false));
+    assert_eq!(card, pushing_card(WATCH_URL, false));
 }
 
 #[tokio::test]
@@ -556,7 +565,7 @@ async fn cargo_lambda_watch_default_function_is_served_at_the_root() {
         event["requestContext"]["domainPrefix"] = json!("_");
     });
     let card = card(&config(&[]), &event).await;
-    assert_eq!(card, echo_card(&format!("http://{WATCH_HOST}/"), false));
+    assert_eq!(card, pushing_card(&format!("http://{WATCH_HOST}/"), false));
 }
 
 /// A TLS proxy in front of `cargo lambda watch` says so with `X-Forwarded-Proto`.
@@ -574,7 +583,7 @@ async fn cargo_lambda_watch_behind_a_tls_proxy_is_https() {
 async fn cargo_lambda_watch_public_url_wins() {
     let url = "https://agents.example.com/a2a/";
     let config = config(&[("A2A_PUBLIC_URL", url)]);
-    assert_eq!(card(&config, WATCH_CARD).await, echo_card(url, false));
+    assert_eq!(card(&config, WATCH_CARD).await, pushing_card(url, false));
 }
 
 /// AWS's own HTTP API v2 events never say `localhost`: a Function URL event whose
@@ -595,7 +604,7 @@ async fn public_url_wins_over_the_request_host_and_stage() {
     let url = "https://agents.example.com/a2a/";
     let config = config(&[("A2A_PUBLIC_URL", url)]);
     for fixture in [FURL_CARD, REST_PROD_CARD, HTTP_API_STAGE_CARD, ALB_CARD] {
-        assert_eq!(card(&config, fixture).await, echo_card(url, false));
+        assert_eq!(card(&config, fixture).await, pushing_card(url, false));
     }
     // JSON-RPC is still answered where the requests arrive.
     let body = call(&config, FURL_SEND_V0_3).await.expect_json(200);
@@ -626,7 +635,7 @@ async fn streaming_card_streams_and_message_stream_answers_sse() {
     let card = card(&config, FURL_CARD).await;
     assert_eq!(
         card,
-        echo_card(&format!("https://{FUNCTION_URL_HOST}/"), true)
+        pushing_card(&format!("https://{FUNCTION_URL_HOST}/"), true)
     );
     let answer = call(&config, FURL_STREAM).await;
     assert_eq!(answer.status, StatusCode::OK);
@@ -697,7 +706,10 @@ async fn api_key_card_and_ping_stay_public_and_the_card_publishes_the_scheme() {
     let card = card(&config, FURL_CARD).await;
     assert_eq!(
         card,
-        with_api_key_scheme(echo_card(&format!("https://{FUNCTION_URL_HOST}/"), false))
+        with_api_key_scheme(pushing_card(
+            &format!("https://{FUNCTION_URL_HOST}/"),
+            false
+        ))
     );
     // Behind the REST stage too (the stage is removed before the public-path check).
     let card = self::card(&config, REST_PROD_CARD).await;
@@ -722,4 +734,140 @@ async fn api_key_refusal_carries_the_request_id() {
             .map(|value| value.to_str().unwrap()),
         Some("client-chosen-id")
     );
+}
+
+// ---- Push notifications ----
+
+/// The JSON body of `app`'s HTTP 200 `application/json` answer to `event`.
+async fn json_answer(app: &mut a2a_lambda::App, event: &str) -> Value {
+    let response = app
+        .ready()
+        .await
+        .expect("ready")
+        .call(request(event))
+        .await
+        .expect("the app answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers().get(header::CONTENT_TYPE).unwrap(),
+        "application/json"
+    );
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// `event` carrying another JSON-RPC body (the envelope, headers and context kept).
+fn with_body(event: &str, body: &Value) -> String {
+    let mut event: Value = serde_json::from_str(event).unwrap();
+    event["body"] = Value::String(body.to_string());
+    event.to_string()
+}
+
+#[tokio::test]
+async fn function_url_create_push_config_is_stored_and_listed() {
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+        .config(config(&[]))
+        .into_app()
+        .expect("app");
+    let sent = json_answer(&mut app, FURL_SEND_V1_0).await;
+    let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let create = FURL_CREATE_PUSH_V1_0.replace("TASK-ID", &task_id);
+    let config = json!({
+        "taskId": task_id,
+        "id": "hook-1",
+        "url": "https://93.184.215.14/a2a?agent=echo",
+        "token": "tok-1",
+        "authentication": {"scheme": "Bearer", "credentials": "secret-1"},
+    });
+    assert_eq!(
+        json_answer(&mut app, &create).await,
+        json!({"jsonrpc": "2.0", "id": "v1-push", "result": config})
+    );
+    let list = with_body(
+        FURL_CREATE_PUSH_V1_0,
+        &json!({"jsonrpc": "2.0", "id": "v1-list", "method": "ListTaskPushNotificationConfigs",
+                "params": {"taskId": task_id}}),
+    );
+    assert_eq!(
+        json_answer(&mut app, &list).await,
+        json!({"jsonrpc": "2.0", "id": "v1-list",
+               "result": {"configs": [config], "nextPageToken": ""}})
+    );
+    // A task nobody made has no configurations to make.
+    let unknown = json_answer(&mut app, FURL_CREATE_PUSH_V1_0).await;
+    assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+}
+
+#[tokio::test]
+async fn push_notifications_off_answer_unsupported_and_the_card_says_so() {
+    let config = config(&[("A2A_PUSH_NOTIFICATIONS", "off")]);
+    assert_eq!(
+        card(&config, FURL_CARD).await,
+        echo_card(&format!("https://{FUNCTION_URL_HOST}/"), false)
+    );
+    let answer = call(&config, FURL_CREATE_PUSH_V1_0).await.expect_json(200);
+    assert_eq!(
+        answer,
+        rpc_error(
+            json!("v1-push"),
+            -32003,
+            "Push Notification is not supported",
+            "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            "CreateTaskPushNotificationConfig: this agent does not send push notifications \
+             (capabilities.pushNotifications is false)"
+        )
+    );
+}
+
+#[tokio::test]
+async fn function_url_v0_3_set_push_config_names_it_for_the_task() {
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+        .config(config(&[]))
+        .into_app()
+        .expect("app");
+    let sent = json_answer(&mut app, FURL_SEND_V0_3).await;
+    let task_id = sent["result"]["id"].as_str().unwrap().to_owned();
+    let set = with_body(
+        FURL_SEND_V0_3,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/pushNotificationConfig/set",
+                "params": {"taskId": task_id, "pushNotificationConfig": {
+                    "url": "https://93.184.215.14/v03", "token": "t-03"}}}),
+    );
+    let stored = json!({"taskId": task_id, "pushNotificationConfig": {
+        "id": task_id, "url": "https://93.184.215.14/v03", "token": "t-03"}});
+    assert_eq!(
+        json_answer(&mut app, &set).await,
+        json!({"jsonrpc": "2.0", "id": 5, "result": stored})
+    );
+    let get = with_body(
+        FURL_SEND_V0_3,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/pushNotificationConfig/get",
+                "params": {"id": task_id}}),
+    );
+    assert_eq!(
+        json_answer(&mut app, &get).await,
+        json!({"jsonrpc": "2.0", "id": 6, "result": stored})
+    );
+}
+
+#[tokio::test]
+async fn a_push_store_of_your_own_holds_the_configurations() {
+    use a2a_server::push::{InMemoryPushConfigs, PushConfigStore};
+    let store = std::sync::Arc::new(InMemoryPushConfigs::new());
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+        .config(config(&[]))
+        .push_store(store.clone())
+        .into_app()
+        .expect("app");
+    let sent = json_answer(&mut app, FURL_SEND_V1_0).await;
+    let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let create = FURL_CREATE_PUSH_V1_0.replace("TASK-ID", &task_id);
+    assert_eq!(
+        json_answer(&mut app, &create).await["result"]["id"],
+        "hook-1"
+    );
+    let held = store.configs(&task_id).await.unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].config.url, "https://93.184.215.14/a2a?agent=echo");
+    assert_eq!(held[0].version, a2a_core::version::ProtocolVersion::V1_0);
 }

@@ -1,6 +1,7 @@
 //! The internal extension: registered with the Extensions API at init, it is told of
 //! every invocation (`INVOKE`) and asks for its next event only once the invocation's
-//! background work is done, or its time is nearly up.
+//! background work is done (agents, and push notifications on their way), or its time is
+//! nearly up.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -137,12 +138,18 @@ impl Background {
         // Told to stop, the agents return at once: let their runners end before the
         // environment is frozen, within what is left.
         let stopped = timeout_at(last, engine.idle()).await.is_ok();
+        // Notifications still on their way are frozen with the environment: they go on if
+        // it is thawed, else the next request touching the task delivers it (see
+        // a2a_server::push).
+        let undelivered = engine.push().map_or(0, a2a_server::push::Push::pending);
         tracing::warn!(
             request_id,
             failed,
             stopped,
+            undelivered,
             held_ms = started.elapsed().as_secs_f64() * 1000.0,
-            "the invocation's time ran out before its tasks finished"
+            "the invocation's time ran out before its tasks finished or their push \
+             notifications were delivered"
         );
         Held::OutOfTime { failed }
     }

@@ -14,7 +14,8 @@
 //!
 //! 1. the runtime has finished that invocation ([`TrackLayer`]: the response posted,
 //!    all of it when streamed), and then
-//! 2. no task runs ([`Engine::idle`](a2a_server::engine::Engine::idle)),
+//! 2. no task runs and no push notification is on its way
+//!    ([`Engine::idle`](a2a_server::engine::Engine::idle)),
 //!
 //! or, at the latest, [`DEADLINE_MARGIN`] before the invocation's deadline: the tasks
 //! still at work are then failed with [`OUT_OF_TIME`] as their status message, written to

@@ -476,6 +476,36 @@ pub struct TaskPushNotificationConfig {
     pub config: PushNotificationConfig,
 }
 
+/// Names one push-notification configuration of a task: the params of a get or a delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushConfigId {
+    /// The task.
+    pub task_id: String,
+    /// The configuration's id. `None` only in a v0.3 get, which may leave it out (and
+    /// then names the task's configuration whose id is the task id, else its first).
+    pub config_id: Option<String>,
+}
+
+/// Parameters of a list of a task's push-notification configurations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListPushConfigsParams {
+    /// The task.
+    pub task_id: String,
+    /// Most configurations to return in one page (v1.0; `None`: all).
+    pub page_size: Option<u32>,
+    /// Where to continue, from a previous page's `next_page_token` (v1.0).
+    pub page_token: Option<String>,
+}
+
+/// One page of a task's push-notification configurations.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListPushConfigsResult {
+    /// The configurations of this page, oldest first.
+    pub configs: Vec<TaskPushNotificationConfig>,
+    /// Token of the next page; empty when this is the last one.
+    pub next_page_token: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::TaskState;

@@ -48,6 +48,7 @@ pub mod identity;
 pub mod layers;
 pub mod owner;
 pub mod platform;
+pub mod push;
 pub mod serve;
 pub mod tasks;
 

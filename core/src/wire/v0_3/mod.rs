@@ -46,6 +46,7 @@ mod events;
 mod message;
 mod params;
 mod parts;
+mod push;
 mod task;
 mod views;
 
@@ -56,6 +57,10 @@ pub use params::{
     PushNotificationConfig, TaskIdParams, TaskPushNotificationConfig, TaskQueryParams,
 };
 pub use parts::{DataPart, File, FilePart, FileWithBytes, FileWithUri, Part, TextPart};
+pub use push::{
+    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+};
 pub use task::{Artifact, Task, TaskState, TaskStatus};
 pub use views::{ArtifactView, MessageView, PartView, StatusView, TaskView};
 
@@ -91,6 +96,36 @@ pub fn parse_task_push_config_params(
     params: Option<&RawValue>,
 ) -> Result<model::TaskPushNotificationConfig, Error> {
     parse::<TaskPushNotificationConfig>(params).map(Into::into)
+}
+
+/// Parses the params of `tasks/pushNotificationConfig/get`.
+///
+/// # Errors
+/// -32602 naming the offending member when params are missing or malformed.
+pub fn parse_get_push_config_params(
+    params: Option<&RawValue>,
+) -> Result<model::PushConfigId, Error> {
+    parse::<GetTaskPushNotificationConfigParams>(params).map(Into::into)
+}
+
+/// Parses the params of `tasks/pushNotificationConfig/list`.
+///
+/// # Errors
+/// -32602 naming the offending member when params are missing or malformed.
+pub fn parse_list_push_configs_params(
+    params: Option<&RawValue>,
+) -> Result<model::ListPushConfigsParams, Error> {
+    parse::<ListTaskPushNotificationConfigParams>(params).map(Into::into)
+}
+
+/// Parses the params of `tasks/pushNotificationConfig/delete`.
+///
+/// # Errors
+/// -32602 naming the offending member when params are missing or malformed.
+pub fn parse_delete_push_config_params(
+    params: Option<&RawValue>,
+) -> Result<model::PushConfigId, Error> {
+    parse::<DeleteTaskPushNotificationConfigParams>(params).map(Into::into)
 }
 
 /// [`parse_params`] with a fast path: plain serde_json first, and only when that fails a
@@ -135,4 +170,16 @@ pub fn task_view(task: &model::Task) -> TaskView<'_> {
 /// The `result` of `tasks/pushNotificationConfig/set` and `…/get`.
 pub fn task_push_config(config: &model::TaskPushNotificationConfig) -> TaskPushNotificationConfig {
     config.into()
+}
+
+/// The `result` of `tasks/pushNotificationConfig/list`: a bare array of configurations
+/// (v0.3 lists have no pages).
+pub fn push_config_list(result: &model::ListPushConfigsResult) -> Vec<TaskPushNotificationConfig> {
+    result.configs.iter().map(Into::into).collect()
+}
+
+/// The body of a push notification: the task as it stands, as `tasks/get` writes it
+/// (a2a-sdk 0.3 POSTs the whole task), borrowed.
+pub fn push_payload(task: &model::Task) -> TaskView<'_> {
+    task.into()
 }

@@ -73,7 +73,11 @@ pub use params::{
     SendMessageRequest, SubscribeToTaskRequest,
 };
 pub use parts::{Part, PartContent};
-pub use push::{AuthenticationInfo, TaskPushNotificationConfig};
+pub use push::{
+    AuthenticationInfo, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig,
+    TaskPushNotificationConfigRequest,
+};
 pub use responses::{ListTasksResponse, SendMessageResponse, StreamResponse};
 pub use views::{ArtifactView, MessageView, PartView, StatusView, TaskView};
 
@@ -121,6 +125,27 @@ pub fn parse_task_push_config_params(
     params: Option<&RawValue>,
 ) -> Result<model::TaskPushNotificationConfig, Error> {
     parse::<CreateTaskPushNotificationConfig>(params).map(|create| create.0.into())
+}
+
+/// Parses the params of `GetTaskPushNotificationConfig` and
+/// `DeleteTaskPushNotificationConfig`: `{taskId, id}`.
+///
+/// # Errors
+/// -32602 naming the offending member.
+pub fn parse_push_config_id_params(
+    params: Option<&RawValue>,
+) -> Result<model::PushConfigId, Error> {
+    parse::<TaskPushNotificationConfigRequest>(params).map(Into::into)
+}
+
+/// Parses the params of `ListTaskPushNotificationConfigs`.
+///
+/// # Errors
+/// -32602 naming the offending member.
+pub fn parse_list_push_configs_params(
+    params: Option<&RawValue>,
+) -> Result<model::ListPushConfigsParams, Error> {
+    parse::<ListTaskPushNotificationConfigsRequest>(params).map(Into::into)
 }
 
 /// Deserializes params into `T`: first without tracking the path (the common, valid
@@ -191,4 +216,17 @@ pub fn list_tasks_result(result: &model::ListTasksResult) -> ListTasksResponse {
 /// The result of `CreateTaskPushNotificationConfig` and `GetTaskPushNotificationConfig`.
 pub fn task_push_config(config: &model::TaskPushNotificationConfig) -> TaskPushNotificationConfig {
     config.into()
+}
+
+/// The result of `ListTaskPushNotificationConfigs`.
+pub fn push_config_list(
+    result: &model::ListPushConfigsResult,
+) -> ListTaskPushNotificationConfigsResponse {
+    result.into()
+}
+
+/// The body of a push notification: a `StreamResponse` holding the task as it stands
+/// (`{"task": …}`, specification §4.3.3), borrowed.
+pub fn push_payload(task: &model::Task) -> SendTaskView<'_> {
+    send_task_view(task)
 }

@@ -151,3 +151,131 @@ impl From<&model::PushAuthentication> for AuthenticationInfo {
         }
     }
 }
+
+/// Params of `GetTaskPushNotificationConfig` and `DeleteTaskPushNotificationConfig`:
+/// `{tenant?, taskId, id}`, both ids required.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskPushNotificationConfigRequest {
+    /// `tenant`: accepted and ignored (the model has no tenant).
+    #[serde(
+        default,
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub tenant: Option<String>,
+    /// `taskId` (required, not empty): the task.
+    #[serde(alias = "task_id", deserialize_with = "helpers::required_id")]
+    pub task_id: String,
+    /// `id` (required, not empty): the configuration.
+    #[serde(deserialize_with = "helpers::required_id")]
+    pub id: String,
+}
+
+impl From<TaskPushNotificationConfigRequest> for model::PushConfigId {
+    fn from(request: TaskPushNotificationConfigRequest) -> Self {
+        Self {
+            task_id: request.task_id,
+            config_id: Some(request.id),
+        }
+    }
+}
+
+/// An id without a configuration writes an empty `id`, which a server refuses.
+impl From<&model::PushConfigId> for TaskPushNotificationConfigRequest {
+    fn from(id: &model::PushConfigId) -> Self {
+        Self {
+            tenant: None,
+            task_id: id.task_id.clone(),
+            id: id.config_id.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// Params of `ListTaskPushNotificationConfigs`: `{tenant?, taskId, pageSize?, pageToken?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTaskPushNotificationConfigsRequest {
+    /// `tenant`: accepted and ignored (the model has no tenant).
+    #[serde(
+        default,
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub tenant: Option<String>,
+    /// `taskId` (required, not empty): the task.
+    #[serde(alias = "task_id", deserialize_with = "helpers::required_id")]
+    pub task_id: String,
+    /// `pageSize`: from 1 to 100 (absent: every configuration).
+    #[serde(
+        default,
+        alias = "page_size",
+        deserialize_with = "helpers::page_size",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub page_size: Option<u32>,
+    /// `pageToken`: the previous page's `nextPageToken`.
+    #[serde(
+        default,
+        alias = "page_token",
+        deserialize_with = "helpers::optional_string",
+        skip_serializing_if = "helpers::is_unset"
+    )]
+    pub page_token: Option<String>,
+}
+
+impl From<ListTaskPushNotificationConfigsRequest> for model::ListPushConfigsParams {
+    fn from(request: ListTaskPushNotificationConfigsRequest) -> Self {
+        Self {
+            task_id: request.task_id,
+            page_size: request.page_size,
+            page_token: request.page_token,
+        }
+    }
+}
+
+impl From<&model::ListPushConfigsParams> for ListTaskPushNotificationConfigsRequest {
+    fn from(params: &model::ListPushConfigsParams) -> Self {
+        Self {
+            tenant: None,
+            task_id: params.task_id.clone(),
+            page_size: params.page_size,
+            page_token: params.page_token.clone(),
+        }
+    }
+}
+
+/// The result of `ListTaskPushNotificationConfigs`: `{configs, nextPageToken}`, both always
+/// written (`nextPageToken` empty on the last page), as a list of tasks writes its members.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTaskPushNotificationConfigsResponse {
+    /// `configs`: this page's configurations.
+    #[serde(default, deserialize_with = "helpers::null_as_default")]
+    pub configs: Vec<TaskPushNotificationConfig>,
+    /// `nextPageToken`: empty when this is the last page.
+    #[serde(
+        default,
+        alias = "next_page_token",
+        deserialize_with = "helpers::null_as_default"
+    )]
+    pub next_page_token: String,
+}
+
+impl From<&model::ListPushConfigsResult> for ListTaskPushNotificationConfigsResponse {
+    fn from(result: &model::ListPushConfigsResult) -> Self {
+        Self {
+            configs: result.configs.iter().map(Into::into).collect(),
+            next_page_token: result.next_page_token.clone(),
+        }
+    }
+}
+
+impl From<ListTaskPushNotificationConfigsResponse> for model::ListPushConfigsResult {
+    fn from(response: ListTaskPushNotificationConfigsResponse) -> Self {
+        Self {
+            configs: response.configs.into_iter().map(Into::into).collect(),
+            next_page_token: response.next_page_token,
+        }
+    }
+}

@@ -2,6 +2,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod push;
+pub use push::WebhookCommand;
+
 /// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
 /// its answers, get, list and cancel its tasks. Knows AWS Bedrock AgentCore Runtime: the
 /// session header, SigV4, and retries of its throttling and busy-session refusals.
@@ -98,6 +101,11 @@ pub enum Command {
     StopSession {
         /// The AgentCore invocation URL (`…/runtimes/{ARN}/invocations/`).
         url: String,
+    },
+    /// A local receiver for push notifications.
+    Webhook {
+        #[command(subcommand)]
+        command: WebhookCommand,
     },
 }
 

@@ -5,6 +5,7 @@ mod args;
 mod exit;
 mod print;
 mod run;
+mod webhook;
 
 use clap::Parser;
 

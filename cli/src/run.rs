@@ -6,7 +6,7 @@ use a2a_client::model::{self, SendResult, TaskState};
 use a2a_client::{Auth, Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, protocol};
 use futures_util::StreamExt;
 
-use crate::args::{Cli, Command, Global, Protocol};
+use crate::args::{Cli, Command, Global, Protocol, WebhookCommand};
 use crate::exit;
 use crate::print::{self, StreamPrinter};
 
@@ -102,6 +102,24 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             let client = connect(global, url).await?;
             let events = client.resubscribe(task).await?;
             follow(global, &client, events).await
+        }
+        Command::Webhook {
+            command:
+                WebhookCommand::Listen {
+                    port,
+                    host,
+                    token,
+                    count,
+                },
+        } => {
+            let listen = crate::webhook::Listen {
+                host: host.clone(),
+                port: *port,
+                token: token.clone(),
+                count: *count,
+                json: global.json,
+            };
+            crate::webhook::listen(listen).await
         }
         Command::StopSession { url } => {
             // Not an A2A call: no card is read.

@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod push;
-pub use push::WebhookCommand;
+pub use push::{PushCommand, WebhookCommand};
 
 /// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
 /// its answers, get, list and cancel its tasks. Knows AWS Bedrock AgentCore Runtime: the
@@ -56,6 +56,12 @@ pub enum Command {
         /// Return as soon as the task exists instead of waiting for it to finish.
         #[arg(long, conflicts_with = "stream")]
         no_wait: bool,
+        /// Ask the agent to push the task's updates to this webhook.
+        #[arg(long, value_name = "WEBHOOK_URL")]
+        push_url: Option<String>,
+        /// The token the agent sends back in X-A2A-Notification-Token (with --push-url).
+        #[arg(long, value_name = "TOKEN", requires = "push_url")]
+        push_token: Option<String>,
     },
     /// Get a task.
     Get {
@@ -101,6 +107,11 @@ pub enum Command {
     StopSession {
         /// The AgentCore invocation URL (`…/runtimes/{ARN}/invocations/`).
         url: String,
+    },
+    /// A task's push-notification configs: create, get, list, delete.
+    Push {
+        #[command(subcommand)]
+        command: PushCommand,
     },
     /// A local receiver for push notifications.
     Webhook {

@@ -4,6 +4,7 @@
 mod args;
 mod exit;
 mod print;
+mod push;
 mod run;
 mod webhook;
 

@@ -226,3 +226,16 @@ pub fn config_json(version: ProtocolVersion, config: &model::TaskPushNotificatio
         _ => to_value(&v1_0::task_push_config(config)),
     }
 }
+
+/// A task's configurations as `version` writes a list of them: 0.3 a bare array, 1.0
+/// `{configs, nextPageToken}` (every page read, so the token is empty).
+pub fn list_json(version: ProtocolVersion, configs: &[model::TaskPushNotificationConfig]) -> Value {
+    let result = model::ListPushConfigsResult {
+        configs: configs.to_vec(),
+        next_page_token: String::new(),
+    };
+    match version {
+        ProtocolVersion::V0_3 => to_value(&v0_3::push_config_list(&result)),
+        _ => to_value(&v1_0::push_config_list(&result)),
+    }
+}

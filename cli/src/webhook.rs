@@ -1,6 +1,8 @@
-//! `a2a webhook listen`: a local receiver for push notifications (A2A specification §4.3:
-//! the agent POSTs each update to the config's `url`, with the config's token in
-//! `X-A2A-Notification-Token`), printing each delivery as it arrives.
+//! `a2a webhook listen`: a local receiver for push notifications, printing each delivery
+//! as it arrives. The agent POSTs each update to the config's `url`: in A2A 1.0 a
+//! `StreamResponse` with `Authorization: {scheme} {credentials}` (specification v1.0
+//! §4.3.3), in 0.3 the task, its example carrying the config's `token` in
+//! `X-A2A-Notification-Token` (specification v0.3.0 §9.5), which a2a-sdk sends.
 
 mod delivery;
 
@@ -24,7 +26,7 @@ use delivery::Delivery;
 
 /// The largest delivery body taken (1 MiB, as the emulator's sinks).
 const MAX_BODY_BYTES: usize = 1 << 20;
-/// The header A2A's push notifications carry the config's token in (§4.3).
+/// The header the config's token comes in (A2A specification v0.3.0 §9.5).
 const TOKEN_HEADER: &str = "x-a2a-notification-token";
 /// How long in-flight answers may take once the listener stops.
 const STOP_GRACE: Duration = Duration::from_secs(5);

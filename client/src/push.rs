@@ -1,5 +1,5 @@
-//! Push-notification configurations of a task (A2A specification §4.3, "Push
-//! Notifications"): create, get, list and delete, in either version.
+//! Push-notification configurations of a task: create, get, list and delete, in either
+//! version (A2A specification v1.0 §3.1.7–3.1.10 and §9.4.7; v0.3.0 §7.5–7.8).
 //!
 //! | operation | A2A 0.3 | A2A 1.0 |
 //! |---|---|---|
@@ -9,8 +9,10 @@
 //! | delete | `tasks/pushNotificationConfig/delete` `{id, pushNotificationConfigId}`: `null` | `DeleteTaskPushNotificationConfig` `{taskId, id}`: `{}` |
 //!
 //! A card whose `capabilities.pushNotifications` is not true makes each of them
-//! [`Error::Unsupported`] before any request, as the specification lets a client know from
-//! the card (§4.3.1).
+//! [`Error::Unsupported`] before any request: an agent whose card's
+//! `capabilities.pushNotifications` is false or absent must answer
+//! PushNotificationNotSupportedError (-32003) to each of them (A2A specification v1.0
+//! §3.3.4, "Capability Validation").
 
 use a2a_core::wire::{v0_3, v1_0};
 use a2a_core::{Operation, ProtocolVersion, model};

@@ -19,8 +19,8 @@ pub struct Delivery {
 const MASK: &str = "****";
 
 /// `value` as printed for header `name`: `Authorization` keeps only its scheme
-/// (`Bearer ****`), `X-A2A-Notification-Token` (the push config's token, A2A specification
-/// §4.3) is masked whole.
+/// (`Bearer ****`), `X-A2A-Notification-Token` (where A2A 0.3's push example carries the
+/// config's `token`, specification v0.3.0 §9.5) is masked whole.
 fn mask(name: &str, value: &str) -> String {
     if name.eq_ignore_ascii_case("authorization") {
         match value.split_once(' ') {

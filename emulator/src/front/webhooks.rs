@@ -1,6 +1,6 @@
 //! The emulator's webhook sinks, under `/_emulator/webhooks/`: somewhere a client
-//! developer can point a push notification config (A2A specification §4.3, "Push
-//! Notifications") and see what the agent sent.
+//! developer can point a push notification config and see what the agent sent (A2A
+//! specification v1.0 §4.3.3: each update is an HTTP POST to the config's `url`).
 //!
 //! `/_emulator/` is none of AgentCore's paths (its data plane serves `/runtimes/{arn}/…`,
 //! the container `/`, `/ping` and the card): these routes are the client's side, so they

@@ -70,8 +70,9 @@ impl WebhookDelivery {
 pub(super) const MASK: &str = "****";
 
 /// `value` as `GET` shows header `name`: `Authorization` keeps its scheme (`Bearer ****`),
-/// `X-A2A-Notification-Token` (the token A2A's push config asks the agent to send back,
-/// specification §4.3) is masked whole; any other header as it came.
+/// `X-A2A-Notification-Token` is masked whole (the header A2A 0.3's push example carries
+/// the config's `token` in, specification v0.3.0 §9.5; 1.0 names no header for it and
+/// authenticates with `Authorization`, §4.3.3); any other header as it came.
 fn mask(name: &str, value: &str) -> String {
     if name.eq_ignore_ascii_case("authorization") {
         match value.split_once(' ') {

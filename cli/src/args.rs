@@ -6,8 +6,9 @@ mod push;
 pub use push::{PushCommand, WebhookCommand};
 
 /// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
-/// its answers, get, list and cancel its tasks. Knows AWS Bedrock AgentCore Runtime: the
-/// session header, SigV4, and retries of its throttling and busy-session refusals.
+/// its answers, get, list and cancel its tasks and their push-notification configs, and
+/// receive push notifications (`a2a webhook listen`). Knows AWS Bedrock AgentCore Runtime:
+/// the session header, SigV4, and retries of its throttling and busy-session refusals.
 ///
 /// URL is the agent's base URL; its card is read from `.well-known/agent-card.json` under
 /// it (an AgentCore invocation URL `…/runtimes/{ARN}/invocations/` works as it is, the ARN

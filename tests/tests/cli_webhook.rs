@@ -154,7 +154,10 @@ async fn json_lines_with_masked_secrets_then_exit_after_count() {
                 "content-length": V1_0_UPDATE.len().to_string(),
             },
             "contentType": null,
-            "body": {"statusUpdate": {"taskId": "task-10", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}},
+            "body": {"statusUpdate": {
+                "taskId": "task-10",
+                "status": {"state": "TASK_STATE_INPUT_REQUIRED"},
+            }},
         })
     );
 }

@@ -76,12 +76,17 @@ impl Delivery {
         let body: Value = serde_json::from_slice(&self.body).unwrap_or(Value::Null);
         let (task, state) = task_and_state(&body);
         let state = state.map_or_else(|| "-".to_owned(), readable_state);
-        format!(
+        let line = format!(
             "{}  {}  {}  {state}",
             self.received_at,
             self.path,
             task.unwrap_or("-")
-        )
+        );
+        // The body is the sender's: no control characters (terminal escapes) reach the
+        // terminal.
+        line.chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect()
     }
 
     /// `{"receivedAt", "path", "headers", "contentType", "body"}`: headers an object of
@@ -143,6 +148,8 @@ mod tests {
         assert_eq!(line(event), "T  /p  t5  failed");
         assert_eq!(line("not json"), "T  /p  -  -");
         assert_eq!(line("{}"), "T  /p  -  -");
+        let escape = r#"{"kind":"task","id":"t\u001b[2J","status":{"state":"x\ny"}}"#;
+        assert_eq!(line(escape), "T  /p  t?[2J  x?y");
     }
 
     #[test]

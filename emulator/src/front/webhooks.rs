@@ -7,8 +7,9 @@
 //! are answered before the platform front — no session header, inbound auth, request id,
 //! throttling or faults.
 //!
-//! - `POST /_emulator/webhooks/{name}`: keeps the delivery (the newest [`store::MAX_DELIVERIES`]) (body up to [`MAX_BODY_BYTES`],
-//!   else 413); answers `200 {"received": n}`, n the deliveries the sink holds now.
+//! - `POST /_emulator/webhooks/{name}`: keeps the delivery (body up to [`MAX_BODY_BYTES`],
+//!   else 413; the newest [`store::MAX_DELIVERIES`] a sink, at most [`MAX_SINKS`] sinks);
+//!   answers `200 {"received": n}`, n the deliveries the sink holds now.
 //! - `GET /_emulator/webhooks/{name}[?since=N][&wait=SECONDS]`: what arrived, oldest first,
 //!   secrets masked; `since` skips the first N, `wait` (at most [`MAX_WAIT`]) long-polls for
 //!   one past them.

@@ -370,3 +370,28 @@ async fn sinks_need_no_session_header_and_no_auth() {
         held[0].headers
     );
 }
+
+#[tokio::test]
+async fn the_binary_serves_the_sinks_too_with_jwt_auth_on() {
+    let emulator = a2a_integration_tests::Emulator::builder()
+        .args(["--auth", "jwt"])
+        .process()
+        .start();
+    let url = emulator.url("/_emulator/webhooks/from-binary");
+    let (status, answer) = post(&url, r#"{"task":{"id":"t-9"}}"#, &[]).await;
+    assert_eq!((status, answer), (StatusCode::OK, json!({"received": 1})));
+    let (status, answer) = get(&url).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        answer["deliveries"][0]["body"],
+        json!({"task": {"id": "t-9"}})
+    );
+    // The platform's own paths still want a token (401 without one).
+    let refused = reqwest::Client::new()
+        .post(emulator.url("/"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+}

@@ -2,9 +2,13 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod push;
+pub use push::{PushCommand, WebhookCommand};
+
 /// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
-/// its answers, get, list and cancel its tasks. Knows AWS Bedrock AgentCore Runtime: the
-/// session header, SigV4, and retries of its throttling and busy-session refusals.
+/// its answers, get, list and cancel its tasks and their push-notification configs, and
+/// receive push notifications (`a2a webhook listen`). Knows AWS Bedrock AgentCore Runtime:
+/// the session header, SigV4, and retries of its throttling and busy-session refusals.
 ///
 /// URL is the agent's base URL; its card is read from `.well-known/agent-card.json` under
 /// it (an AgentCore invocation URL `…/runtimes/{ARN}/invocations/` works as it is, the ARN
@@ -53,6 +57,12 @@ pub enum Command {
         /// Return as soon as the task exists instead of waiting for it to finish.
         #[arg(long, conflicts_with = "stream")]
         no_wait: bool,
+        /// Ask the agent to push the task's updates to this webhook.
+        #[arg(long, value_name = "WEBHOOK_URL")]
+        push_url: Option<String>,
+        /// The token the agent sends back in X-A2A-Notification-Token (with --push-url).
+        #[arg(long, value_name = "TOKEN", requires = "push_url")]
+        push_token: Option<String>,
     },
     /// Get a task.
     Get {
@@ -98,6 +108,16 @@ pub enum Command {
     StopSession {
         /// The AgentCore invocation URL (`…/runtimes/{ARN}/invocations/`).
         url: String,
+    },
+    /// A task's push-notification configs: create, get, list, delete.
+    Push {
+        #[command(subcommand)]
+        command: PushCommand,
+    },
+    /// A local receiver for push notifications.
+    Webhook {
+        #[command(subcommand)]
+        command: WebhookCommand,
     },
 }
 

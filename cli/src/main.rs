@@ -4,7 +4,9 @@
 mod args;
 mod exit;
 mod print;
+mod push;
 mod run;
+mod webhook;
 
 use clap::Parser;
 

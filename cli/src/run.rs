@@ -6,7 +6,7 @@ use a2a_client::model::{self, SendResult, TaskState};
 use a2a_client::{Auth, Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, protocol};
 use futures_util::StreamExt;
 
-use crate::args::{Cli, Command, Global, Protocol};
+use crate::args::{Cli, Command, Global, Protocol, WebhookCommand};
 use crate::exit;
 use crate::print::{self, StreamPrinter};
 
@@ -23,6 +23,8 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             context,
             message_id,
             no_wait,
+            push_url,
+            push_token,
         } => {
             let client = connect(global, url).await?;
             let mut params = a2a_client::text_params(text);
@@ -36,6 +38,10 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
                     return_immediately: true,
                     ..Default::default()
                 });
+            }
+            if let Some(push) = crate::push::send_config(push_url, push_token) {
+                let configuration = params.configuration.get_or_insert_with(Default::default);
+                configuration.push_notification_config = Some(push);
             }
             let code = if *stream {
                 let events = client.stream(&params).await?;
@@ -102,6 +108,25 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             let client = connect(global, url).await?;
             let events = client.resubscribe(task).await?;
             follow(global, &client, events).await
+        }
+        Command::Push { command } => crate::push::run(global, command).await,
+        Command::Webhook {
+            command:
+                WebhookCommand::Listen {
+                    port,
+                    host,
+                    token,
+                    count,
+                },
+        } => {
+            let listen = crate::webhook::Listen {
+                host: host.clone(),
+                port: *port,
+                token: token.clone(),
+                count: *count,
+                json: global.json,
+            };
+            crate::webhook::listen(listen).await
         }
         Command::StopSession { url } => {
             // Not an A2A call: no card is read.
@@ -188,7 +213,7 @@ fn outcome(state: Option<TaskState>) -> u8 {
     }
 }
 
-async fn connect(global: &Global, url: &str) -> Result<Client, Error> {
+pub(crate) async fn connect(global: &Global, url: &str) -> Result<Client, Error> {
     let builder = builder(global, url).await?;
     let client = if global.no_card {
         builder.endpoint()?

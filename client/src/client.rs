@@ -364,7 +364,7 @@ impl Client {
         })
     }
 
-    fn invalid(&self, detail: String) -> Error {
+    pub(crate) fn invalid(&self, detail: String) -> Error {
         Error::invalid(self.endpoint.url.as_str(), detail)
     }
 
@@ -393,7 +393,7 @@ impl Client {
         Ok((id, self.transport.execute(&call).await?))
     }
 
-    async fn unary(
+    pub(crate) async fn unary(
         &self,
         operation: Operation,
         params: Value,

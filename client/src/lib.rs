@@ -41,6 +41,7 @@ pub mod card;
 mod client;
 pub mod error;
 pub mod protocol;
+pub mod push;
 mod refusal;
 pub mod retry;
 mod rpc;

@@ -87,10 +87,20 @@ struct Request<'a> {
 struct Envelope<'a> {
     #[serde(default)]
     id: Option<Value>,
-    #[serde(borrow, default)]
+    /// Present, even as `null` (a JSON-RPC 2.0 result may be any value: A2A 0.3's
+    /// `tasks/pushNotificationConfig/delete` answers `null`), or absent.
+    #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
     #[serde(default)]
     error: Option<ErrorFields>,
+}
+
+/// A member that is there, whatever its value (`Option`'s own reading takes `null` for
+/// absent).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
 }
 
 #[derive(Deserialize)]

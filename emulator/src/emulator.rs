@@ -406,7 +406,8 @@ impl Emulator {
         let grace = self.shutdown_grace;
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
-        let service = self.front(bound, &public_url, processes.clone())?;
+        let webhooks = Arc::<crate::front::webhooks::Sinks>::default();
+        let service = self.front(bound, &public_url, processes.clone(), Arc::clone(&webhooks))?;
         let (stop, stopped) = watch::channel(false);
         let server = axum::serve(listener, service.into_make_service())
             .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
@@ -418,6 +419,7 @@ impl Emulator {
             stop,
             task: Some(task),
             processes,
+            webhooks,
         })
     }
 }

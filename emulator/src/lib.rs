@@ -45,4 +45,5 @@ pub use front::auth::sigv4::SigV4Keys;
 pub use front::auth::{AuthError, InboundAuth};
 pub use front::is_runtime_arn;
 pub use front::limits::{BadFaultSpec, FaultSpec};
+pub use front::webhooks::WebhookDelivery;
 pub use running::Running;

@@ -10,6 +10,7 @@ use tokio::task::JoinHandle;
 use crate::EmulatorError;
 use crate::emulator::AGENT_STOP_GRACE;
 use crate::front::process::Processes;
+use crate::front::webhooks::{SINKS_PATH, Sinks, WebhookDelivery};
 
 /// A started emulator. Dropping it stops the server (without waiting); call
 /// [`shutdown`](Running::shutdown) to wait for in-flight requests.
@@ -22,6 +23,8 @@ pub struct Running {
     pub(crate) task: Option<JoinHandle<std::io::Result<()>>>,
     /// The agent command's processes, when there is one.
     pub(crate) processes: Option<Arc<Processes>>,
+    /// The webhook sinks (`/_emulator/webhooks/`).
+    pub(crate) webhooks: Arc<Sinks>,
 }
 
 impl Running {
@@ -49,6 +52,54 @@ impl Running {
             self.url,
             crate::front::percent_encode(runtime_arn)
         )
+    }
+
+    /// The URL of webhook sink `name`, `{url}/_emulator/webhooks/{name}`: a push
+    /// notification config's `url` for a test that wants to see what the agent sends.
+    /// A sink name is 1 to 64 of `A-Z a-z 0-9 . _ -`; the sink answers 400 to any other.
+    pub fn webhook_url(&self, name: &str) -> String {
+        format!("{}{SINKS_PATH}/{name}", self.url)
+    }
+
+    /// What webhook sink `name` holds, oldest first, headers unmasked (the test owns its
+    /// secrets; `GET` on the sink masks them). Empty for a sink that received nothing.
+    pub fn webhook(&self, name: &str) -> Vec<WebhookDelivery> {
+        self.webhooks.read(name, 0).deliveries
+    }
+
+    /// Waits up to `timeout` until webhook sink `name` holds at least `count` deliveries
+    /// (push notifications arrive after the call that caused them returns), and returns
+    /// what it holds then — fewer than `count` when the time ran out.
+    ///
+    /// ```
+    /// # use a2a_emulator::Emulator;
+    /// # use a2a_server::agents::EchoAgent;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// let url = emulator.webhook_url("pushes");
+    /// reqwest::Client::new().post(&url).body("{\"ok\":true}").send().await?;
+    /// let arrived = emulator.wait_for_webhook("pushes", 1, std::time::Duration::from_secs(5)).await;
+    /// assert_eq!(arrived[0].body, b"{\"ok\":true}");
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub async fn wait_for_webhook(
+        &self,
+        name: &str,
+        count: usize,
+        timeout: Duration,
+    ) -> Vec<WebhookDelivery> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let held = self.webhooks.read(name, 0);
+            let since = held.dropped + held.deliveries.len() as u64;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if held.deliveries.len() >= count || left.is_zero() {
+                return held.deliveries;
+            }
+            self.webhooks.wait(name, since, left).await;
+        }
     }
 
     /// Stops accepting, lets in-flight requests finish (within the shutdown grace), then

@@ -24,6 +24,7 @@ impl Emulator {
         bound: SocketAddr,
         public_url: &str,
         processes: Option<Arc<Processes>>,
+        webhooks: Arc<front::webhooks::Sinks>,
     ) -> Result<impl front::FrontService, EmulatorError> {
         if let Some(arn) = &self.runtime_arn
             && !front::is_runtime_arn(arn)
@@ -137,6 +138,7 @@ impl Emulator {
             auth,
             max_stream: self.max_stream_duration,
             qualifier: self.qualifier,
+            webhooks,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

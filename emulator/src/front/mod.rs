@@ -34,6 +34,7 @@ mod stream_cut;
 mod stream_end;
 mod task_index;
 pub mod task_owners;
+pub mod webhooks;
 mod workload_token;
 pub use session_name::InvalidSessionId;
 use session_name::SessionName;
@@ -92,6 +93,8 @@ pub struct FrontConfig {
     pub max_stream: Duration,
     /// The endpoint (`?qualifier=`) served; AWS's paths naming another get 404.
     pub qualifier: String,
+    /// The webhook sinks under `/_emulator/webhooks/`, answered before the front.
+    pub webhooks: Arc<webhooks::Sinks>,
 }
 
 struct Front {
@@ -155,8 +158,13 @@ pub fn service(
         task_index: Arc::default(),
         stop_tokens: stop_session::Tokens::default(),
     });
-    Ok(tower::service_fn(move |request| {
-        handle(Arc::clone(&front), request).map(Ok)
+    let sinks = Arc::clone(&front.config.webhooks);
+    Ok(tower::service_fn(move |request: Request| {
+        // The emulator's own paths are the client's side, outside the platform.
+        if webhooks::is_emulator_path(request.uri().path()) {
+            return Either::Left(webhooks::serve(&sinks, request).map(Ok));
+        }
+        Either::Right(handle(Arc::clone(&front), request).map(Ok))
     }))
 }
 

@@ -286,8 +286,8 @@ fn a_push_token_needs_a_push_url() {
 }
 
 #[test]
-fn the_emulators_agent_has_no_push_notifications() {
-    let emulator = Emulator::start(&[]);
+fn an_emulator_with_push_off_is_refused_from_its_card() {
+    let emulator = Emulator::start(&["--push-notifications", "off"]);
     let url = emulator.url("/");
     let refused = run(&["push", "list", &url, "task-1"]);
     refused.expect_code(1);
@@ -314,4 +314,75 @@ fn the_emulators_agent_has_no_push_notifications() {
         "{}",
         answered.stdout
     );
+}
+
+/// The whole loop a client developer runs: `a2a send --push-url` at the emulator's own
+/// webhook sink, the emulator's agent delivers there, `a2a push list/delete` manage the
+/// config.
+#[tokio::test]
+async fn a_send_with_push_url_is_delivered_to_the_emulators_sink() {
+    let emulator = Emulator::start(&[]);
+    let url = emulator.url("/");
+    let sink = emulator.url("/_emulator/webhooks/cli");
+    let sent = {
+        let (url, sink) = (url.clone(), sink.clone());
+        tokio::task::spawn_blocking(move || {
+            run(&[
+                "send",
+                &url,
+                "hello",
+                "--push-url",
+                &sink,
+                "--push-token",
+                "tok-cli",
+                "--json",
+            ])
+        })
+        .await
+        .unwrap()
+    };
+    sent.expect_code(0);
+    let task_id = sent.json()["task"]["id"].as_str().unwrap().to_owned();
+    let http = reqwest::Client::new();
+    let deliveries: Value = http
+        .get(format!("{sink}?since=0&wait=15"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let last = deliveries["deliveries"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["body"]["task"]["id"], json!(task_id), "{deliveries}");
+    assert_eq!(
+        last["body"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    assert_eq!(last["headers"]["x-a2a-notification-token"], "****");
+    assert_eq!(last["contentType"], "application/a2a+json");
+
+    let listed = tokio::task::spawn_blocking({
+        let (url, task_id) = (url.clone(), task_id.clone());
+        move || run(&["push", "list", &url, &task_id, "--json"])
+    })
+    .await
+    .unwrap();
+    listed.expect_code(0);
+    let configs = listed.json();
+    let config_id = configs["configs"][0]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            panic!("one config listed: {configs}");
+        });
+    let deleted =
+        tokio::task::spawn_blocking(move || run(&["push", "delete", &url, &task_id, &config_id]))
+            .await
+            .unwrap();
+    deleted.expect_code(0);
 }

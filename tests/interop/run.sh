@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The official A2A clients, unmodified, against a2a-emulator (echo agent):
-# Python a2a-sdk (python/) and JS @a2a-js/sdk (js/), each on the v1.0 and v0.3 wire.
+# Python a2a-sdk (python/) and JS @a2a-js/sdk (js/), each on the v1.0 and v0.3 wire,
+# push-notification configs included (python/test_push_configs.py, js/push_configs.test.js).
 # Then the reverse: our `a2a` CLI against echo agents built on the official SDKs'
 # servers (python/echo_server.py, js/echo_server.js; python/test_our_cli.py starts them).
 # And the Python SDK's echo agent run once per session by `a2a-emulator --agent-cmd`

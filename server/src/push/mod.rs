@@ -20,5 +20,5 @@ pub mod store;
 pub mod target;
 
 pub use memory::InMemoryPushConfigs;
-pub use notifier::{DEFAULT_RECOVERY_GRACE, Push};
+pub use notifier::{DEFAULT_RECOVERY_GRACE, MAX_CONCURRENT_DELIVERIES, MAX_QUEUED_PER_TASK, Push};
 pub use store::{ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, PushConfigStore, StoredConfig};

@@ -2,12 +2,12 @@
 //! notifications of one task go out in order, each configuration's webhook told once per
 //! status change.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, watch};
 
 use a2a_core::model::{Task, TaskState};
 use a2a_core::version::ProtocolVersion;
@@ -22,6 +22,15 @@ use crate::tasks::SharedStored;
 /// process that made the change is gone, if a configuration was not told: longer than
 /// the default delivery policy's every attempt and backoff (5 × 10 s + 15.5 s).
 pub const DEFAULT_RECOVERY_GRACE: Duration = Duration::from_secs(120);
+
+/// Most changes of one task waiting to be told while its webhooks are slow: past that the
+/// oldest waiting one is dropped (each notification carries the whole task, so a later one
+/// tells what a dropped one would have, and more), and the drop is logged.
+pub const MAX_QUEUED_PER_TASK: usize = 32;
+
+/// Most notifications on their way at once, over every task: a flood of tasks with slow
+/// webhooks waits here rather than opening ever more connections.
+pub const MAX_CONCURRENT_DELIVERIES: usize = 256;
 
 /// Push notifications for an engine: where configurations live and how webhooks are
 /// called. Cheap to clone.
@@ -56,8 +65,11 @@ impl std::fmt::Debug for Push {
 struct Inner {
     store: Arc<dyn PushConfigStore>,
     webhooks: Webhooks,
-    /// The queue of each task whose worker is at work.
-    workers: Mutex<HashMap<String, mpsc::UnboundedSender<Snapshot>>>,
+    /// The changes waiting in each task whose worker is at work (a task is here exactly
+    /// while its worker runs).
+    workers: Mutex<HashMap<String, VecDeque<Snapshot>>>,
+    /// Permits for [`MAX_CONCURRENT_DELIVERIES`].
+    deliveries: Semaphore,
     /// How many workers are at work.
     busy: watch::Sender<usize>,
     recovery_grace: Duration,
@@ -77,6 +89,7 @@ impl Push {
                 store,
                 webhooks,
                 workers: Mutex::new(HashMap::new()),
+                deliveries: Semaphore::new(MAX_CONCURRENT_DELIVERIES),
                 busy: watch::Sender::new(0),
                 recovery_grace: DEFAULT_RECOVERY_GRACE,
             }),
@@ -130,20 +143,21 @@ impl Push {
             version,
         };
         let mut workers = self.inner.lock();
-        let snapshot = match workers.get(&task.id) {
-            Some(queue) => match queue.send(snapshot) {
-                Ok(()) => return,
-                Err(mpsc::error::SendError(snapshot)) => snapshot,
-            },
-            None => snapshot,
-        };
-        let (queue, queued) = mpsc::unbounded_channel();
-        // The receiver is alive: it was just made.
-        let _ = queue.send(snapshot);
-        workers.insert(task.id.clone(), queue);
+        if let Some(waiting) = workers.get_mut(&task.id) {
+            waiting.push_back(snapshot);
+            if waiting.len() > MAX_QUEUED_PER_TASK {
+                waiting.pop_front();
+                tracing::warn!(
+                    task_id = task.id,
+                    "push notifications of this task wait on slow webhooks: the oldest waiting change was dropped (the next one carries the whole task)"
+                );
+            }
+            return;
+        }
+        workers.insert(task.id.clone(), VecDeque::from([snapshot]));
         self.inner.busy.send_modify(|busy| *busy += 1);
         drop(workers);
-        tokio::spawn(work(Arc::clone(&self.inner), task.id.clone(), queued));
+        tokio::spawn(work(Arc::clone(&self.inner), task.id.clone()));
     }
 
     /// A request touched a task that does not run here: if its status settled longer ago
@@ -167,7 +181,7 @@ impl Push {
 }
 
 impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Snapshot>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, VecDeque<Snapshot>>> {
         // Every change under the lock is one insert or remove.
         self.workers
             .lock()
@@ -205,10 +219,13 @@ impl Inner {
             let notification = notification(config, &bodies);
             let mark = &mark;
             async move {
-                let outcome = match notification {
-                    Some(notification) => self.webhooks.deliver(&notification).await,
-                    None => return,
+                let Some(notification) = notification else {
+                    return;
                 };
+                // The semaphore is never closed: a permit always comes.
+                let permit = self.deliveries.acquire().await.ok();
+                let outcome = self.webhooks.deliver(&notification).await;
+                drop(permit);
                 match &outcome {
                     Outcome::Delivered { attempts, status } => tracing::debug!(
                         task_id = task.id,
@@ -233,29 +250,26 @@ impl Inner {
     }
 }
 
-/// A task's worker: tells its snapshots in order, and leaves when none is queued.
-async fn work(inner: Arc<Inner>, task_id: String, mut queued: mpsc::UnboundedReceiver<Snapshot>) {
+/// A task's worker: tells its waiting changes in order, and leaves when none waits.
+async fn work(inner: Arc<Inner>, task_id: String) {
     loop {
-        let snapshot = match queued.try_recv() {
-            Ok(snapshot) => snapshot,
-            Err(_) => {
-                // Under the lock, so that a notify either finds this queue before it is
-                // removed (and its snapshot is taken here) or makes a new worker.
-                let mut workers = inner.lock();
-                match queued.try_recv() {
-                    Ok(snapshot) => snapshot,
-                    Err(_) => {
-                        workers.remove(&task_id);
-                        drop(workers);
-                        inner
-                            .busy
-                            .send_modify(|busy| *busy = busy.saturating_sub(1));
-                        return;
-                    }
+        // Under the lock, so that a notify either finds this task's queue (and its change
+        // is told here) or, once the queue is gone, starts a new worker.
+        let next = {
+            let mut workers = inner.lock();
+            match workers.get_mut(&task_id).and_then(VecDeque::pop_front) {
+                Some(snapshot) => snapshot,
+                None => {
+                    workers.remove(&task_id);
+                    drop(workers);
+                    inner
+                        .busy
+                        .send_modify(|busy| *busy = busy.saturating_sub(1));
+                    return;
                 }
             }
         };
-        inner.tell(&snapshot).await;
+        inner.tell(&next).await;
     }
 }
 
@@ -329,4 +343,88 @@ fn age(timestamp: &str) -> Option<Duration> {
         .ok()?;
     let elapsed = time::OffsetDateTime::now_utc() - at;
     Duration::try_from(elapsed).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::push::InMemoryPushConfigs;
+    use crate::push::delivery::DeliveryPolicy;
+    use a2a_core::model::{PushNotificationConfig, TaskStatus};
+
+    fn task(state: TaskState, at: &str) -> Arc<Task> {
+        Arc::new(Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: Some(at.into()),
+            },
+            artifacts: Vec::new(),
+            history: Vec::new(),
+            metadata: None,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_task_waiting_on_a_slow_webhook_keeps_a_bounded_queue() {
+        // A webhook that accepts connections and never answers.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket);
+            }
+        });
+        let configs = Arc::new(InMemoryPushConfigs::new());
+        configs
+            .put_config(
+                "t",
+                StoredConfig {
+                    config: PushNotificationConfig {
+                        id: Some("c".into()),
+                        url,
+                        token: None,
+                        authentication: None,
+                    },
+                    version: ProtocolVersion::V1_0,
+                    mark: None,
+                },
+            )
+            .await
+            .unwrap();
+        let policy = DeliveryPolicy {
+            timeout: Duration::from_secs(30),
+            attempts: 1,
+            ..DeliveryPolicy::default()
+        };
+        let push = Push::new(configs, Webhooks::new(TargetPolicy::Loopback, policy).unwrap());
+        push.notify(&task(TaskState::Working, "2026-01-01T00:00:00.000Z"), 1);
+        // The worker takes the first change and hangs on it.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for version in 2..100 {
+            push.notify(&task(TaskState::Working, &format!("v{version}")), version);
+        }
+        let waiting = push.inner.lock().get("t").map(VecDeque::len);
+        assert_eq!(waiting, Some(MAX_QUEUED_PER_TASK));
+        // The newest change is kept; the oldest waiting ones went.
+        let newest = push
+            .inner
+            .lock()
+            .get("t")
+            .and_then(|queue| queue.back().map(|snapshot| snapshot.version));
+        assert_eq!(newest, Some(99));
+        assert_eq!(push.pending(), 1);
+        // A task still submitted is news to nobody.
+        push.notify(
+            &Arc::new(Task {
+                id: "other".into(),
+                ..Task::clone(&task(TaskState::Submitted, "x"))
+            }),
+            1,
+        );
+        assert_eq!(push.pending(), 1);
+    }
 }

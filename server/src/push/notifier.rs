@@ -400,7 +400,10 @@ mod tests {
             attempts: 1,
             ..DeliveryPolicy::default()
         };
-        let push = Push::new(configs, Webhooks::new(TargetPolicy::Loopback, policy).unwrap());
+        let push = Push::new(
+            configs,
+            Webhooks::new(TargetPolicy::Loopback, policy).unwrap(),
+        );
         push.notify(&task(TaskState::Working, "2026-01-01T00:00:00.000Z"), 1);
         // The worker takes the first change and hangs on it.
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -10,7 +10,7 @@ use futures_util::future::{Either, ready};
 use serde_json::value::RawValue;
 
 use super::respond::{self, success};
-use super::{Engine, Reply, task_not_found};
+use super::{Engine, Reply};
 use crate::agent::RequestContext;
 use crate::push::{ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, Push, StoredConfig};
 use crate::tasks::SharedStored;
@@ -300,9 +300,8 @@ fn config_not_found(wanted: &PushConfigId) -> Error {
         }
         None => format!("task {task_id:?} has no push notification config"),
     };
-    let error = task_not_found(task_id);
     let mut refused =
-        Error::new(error.refusal(), message).with_metadata("taskId", task_id.as_str());
+        Error::new(Refusal::TaskNotFound, message).with_metadata("taskId", task_id.as_str());
     if let Some(config_id) = &wanted.config_id {
         refused = refused.with_metadata("configId", config_id.as_str());
     }

@@ -51,6 +51,7 @@ pub const MAX_CONCURRENT_DELIVERIES: usize = 256;
 #[derive(Clone)]
 pub struct Push {
     inner: Arc<Inner>,
+    recovery_grace: Duration,
 }
 
 impl std::fmt::Debug for Push {
@@ -72,7 +73,6 @@ struct Inner {
     deliveries: Semaphore,
     /// How many workers are at work.
     busy: watch::Sender<usize>,
-    recovery_grace: Duration,
 }
 
 /// A task as one write left it.
@@ -91,24 +91,17 @@ impl Push {
                 workers: Mutex::new(HashMap::new()),
                 deliveries: Semaphore::new(MAX_CONCURRENT_DELIVERIES),
                 busy: watch::Sender::new(0),
-                recovery_grace: DEFAULT_RECOVERY_GRACE,
             }),
+            recovery_grace: DEFAULT_RECOVERY_GRACE,
         }
     }
 
     /// Sets how long after a status change a missed notification is made up by the next
     /// request that touches the task ([`DEFAULT_RECOVERY_GRACE`]).
     #[must_use]
-    pub fn recovery_grace(self, grace: Duration) -> Self {
-        match Arc::try_unwrap(self.inner) {
-            Ok(mut inner) => {
-                inner.recovery_grace = grace;
-                Self {
-                    inner: Arc::new(inner),
-                }
-            }
-            Err(inner) => Self { inner },
-        }
+    pub fn recovery_grace(mut self, grace: Duration) -> Self {
+        self.recovery_grace = grace;
+        self
     }
 
     /// Where webhooks may point.
@@ -173,7 +166,7 @@ impl Push {
             .timestamp
             .as_deref()
             .and_then(age)
-            .is_some_and(|age| age >= self.inner.recovery_grace);
+            .is_some_and(|age| age >= self.recovery_grace);
         if settled_long_ago {
             self.notify(task, stored.version);
         }

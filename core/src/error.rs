@@ -63,7 +63,7 @@ pub enum ErrorCode {
 }
 
 /// Every named code with its number, in one place so both directions agree.
-const NAMED_CODES: [(ErrorCode, i64); 19] = [
+pub(crate) const NAMED_CODES: [(ErrorCode, i64); 19] = [
     (ErrorCode::ParseError, -32700),
     (ErrorCode::InvalidRequest, -32600),
     (ErrorCode::MethodNotFound, -32601),
@@ -482,6 +482,11 @@ impl Error {
         self.detail.as_deref()
     }
 
+    /// The caller-visible facts added with [`Error::with_metadata`].
+    pub fn metadata(&self) -> &[(&'static str, String)] {
+        &self.metadata
+    }
+
     /// Shorthand for an invalid-params refusal naming the offending field.
     pub fn invalid_params(detail: impl Into<String>) -> Self {
         Self::new(Refusal::InvalidParams, detail)
@@ -543,7 +548,7 @@ impl Error {
 }
 
 /// `TaskNotFoundError` → `TASK_NOT_FOUND`, `JSONParseError` → `JSON_PARSE`.
-fn reason(name: &str) -> String {
+pub(crate) fn reason(name: &str) -> String {
     let stem = name.strip_suffix("Error").unwrap_or(name);
     let mut out = String::with_capacity(stem.len() + 8);
     let chars: Vec<char> = stem.chars().collect();

@@ -4,7 +4,8 @@
 //! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
 //! negotiation ([`version`]), percent-encoding ([`percent`]), the agent card ([`card`]),
 //! the error tables ([`error`]), AgentCore's platform headers ([`agentcore`]) and the
-//! rules of which request headers AgentCore passes ([`agentcore_headers`]). No async
+//! rules of which request headers AgentCore passes ([`agentcore_headers`]), and the
+//! HTTP+JSON binding's routes, query parameters and error bodies ([`rest`]). No async
 //! runtime, no web framework: a client and a server share it.
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod error;
 pub mod jsonrpc;
 pub mod model;
 pub mod percent;
+pub mod rest;
 pub mod version;
 pub mod wire;
 

@@ -20,9 +20,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+pub mod bindings;
 pub mod document;
 pub mod security;
 
+pub use bindings::{Binding, Bindings, BindingsError};
 pub use document::{CardV0_3, CardV1_0, HybridCard};
 pub use security::SecurityMechanism;
 
@@ -30,7 +32,7 @@ use document::{CapabilitiesV0_3, CapabilitiesV1_0, InterfaceDoc, ProviderDoc, Sk
 
 /// The v0.3 `protocolVersion` written in cards.
 pub const PROTOCOL_VERSION_V0_3: &str = "0.3.0";
-/// The only binding this crate serves.
+/// The card's `protocolBinding` of JSON-RPC.
 pub const JSONRPC_BINDING: &str = "JSONRPC";
 /// Where an agent serves its card (A2A v0.3 §5.3, v1.0 §8.2: the well-known URI).
 pub const CARD_PATH: &str = "/.well-known/agent-card.json";
@@ -132,6 +134,9 @@ pub struct AgentCard {
     pub capabilities: Capabilities,
     /// How callers authenticate.
     pub security: SecurityMechanism,
+    /// The protocol bindings served, preferred first (set by the host; JSON-RPC only by
+    /// default).
+    pub bindings: Bindings,
     /// Internal settings, never published.
     pub internal: InternalSettings,
 }
@@ -188,6 +193,7 @@ impl AgentCard {
             default_output_modes: vec!["text/plain".to_owned()],
             capabilities: Capabilities::default(),
             security: SecurityMechanism::None,
+            bindings: Bindings::default(),
             internal: InternalSettings::default(),
         }
     }
@@ -324,15 +330,10 @@ impl AgentCard {
         url: &str,
         project: fn(SecurityMechanism) -> Option<Value>,
     ) -> CardV1_0 {
-        let interface = |version: &str| InterfaceDoc {
-            url: url.to_owned(),
-            protocol_binding: JSONRPC_BINDING.to_owned(),
-            protocol_version: version.to_owned(),
-        };
         CardV1_0 {
             name: self.name.clone(),
             description: self.description.clone(),
-            supported_interfaces: vec![interface("1.0"), interface("0.3")],
+            supported_interfaces: self.interfaces(url),
             provider: self.provider_doc(),
             version: self.version.clone(),
             documentation_url: self.documentation_url.clone(),
@@ -348,6 +349,29 @@ impl AgentCard {
             skills: self.skill_docs(),
             icon_url: self.icon_url.clone(),
         }
+    }
+
+    /// One interface per binding served, preferred first, all at v1.0; then JSON-RPC at
+    /// v0.3. The HTTP+JSON interface's URL is the base its routes are appended to
+    /// (`{url}/message:send`), so it is written without a trailing slash.
+    fn interfaces(&self, url: &str) -> Vec<InterfaceDoc> {
+        let interface = |binding: Binding, version: &str| InterfaceDoc {
+            url: match binding {
+                Binding::HttpJson => url.trim_end_matches('/').to_owned(),
+                _ => url.to_owned(),
+            },
+            protocol_binding: binding.card_name().to_owned(),
+            protocol_version: version.to_owned(),
+        };
+        let mut interfaces: Vec<InterfaceDoc> = self
+            .bindings
+            .iter()
+            .map(|binding| interface(binding, "1.0"))
+            .collect();
+        if self.bindings.serves(Binding::JsonRpc) {
+            interfaces.push(interface(Binding::JsonRpc, "0.3"));
+        }
+        interfaces
     }
 
     fn provider_doc(&self) -> Option<ProviderDoc> {

@@ -1,0 +1,129 @@
+//! Which protocol bindings a host serves, in the card's order of preference.
+//!
+//! A host decides it (`A2A_BINDINGS=jsonrpc,http+json`); the card lists one interface per
+//! binding and version, the first the one a client should prefer (A2A specification
+//! §8.2, `supportedInterfaces`). JSON-RPC also serves v0.3, listed last.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A protocol binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Binding {
+    /// JSON-RPC 2.0 over HTTP (`JSONRPC`), both versions.
+    JsonRpc,
+    /// HTTP+JSON, the REST binding (`HTTP+JSON`), v1.0.
+    HttpJson,
+}
+
+impl Binding {
+    /// The card's `protocolBinding` value.
+    pub fn card_name(self) -> &'static str {
+        match self {
+            Self::JsonRpc => super::JSONRPC_BINDING,
+            Self::HttpJson => crate::rest::BINDING_NAME,
+        }
+    }
+
+    /// The name in `A2A_BINDINGS` (`jsonrpc`, `http+json`).
+    pub fn config_name(self) -> &'static str {
+        match self {
+            Self::JsonRpc => "jsonrpc",
+            Self::HttpJson => "http+json",
+        }
+    }
+}
+
+/// The bindings served, preferred first: at least one, none twice.
+///
+/// ```
+/// use a2a_core::card::{Binding, Bindings};
+///
+/// let both: Bindings = "http+json, jsonrpc".parse().unwrap();
+/// assert_eq!(both.preferred(), Binding::HttpJson);
+/// assert!(both.serves(Binding::JsonRpc));
+/// assert_eq!(both.to_string(), "http+json,jsonrpc");
+/// assert!("grpc".parse::<Bindings>().is_err());
+/// assert_eq!(Bindings::default().to_string(), "jsonrpc");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bindings(Vec<Binding>);
+
+impl Default for Bindings {
+    /// JSON-RPC only.
+    fn default() -> Self {
+        Self(vec![Binding::JsonRpc])
+    }
+}
+
+impl Bindings {
+    /// JSON-RPC first, then HTTP+JSON: what the hosts serve unless told otherwise.
+    pub fn both() -> Self {
+        Self(vec![Binding::JsonRpc, Binding::HttpJson])
+    }
+
+    /// Whether `binding` is served.
+    pub fn serves(&self, binding: Binding) -> bool {
+        self.0.contains(&binding)
+    }
+
+    /// The binding listed first.
+    pub fn preferred(&self) -> Binding {
+        self.0.first().copied().unwrap_or(Binding::JsonRpc)
+    }
+
+    /// The bindings, preferred first.
+    pub fn iter(&self) -> impl Iterator<Item = Binding> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+/// Why an `A2A_BINDINGS` value is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BindingsError {
+    /// A name that is not a binding.
+    #[error("unknown binding {0:?}: expected jsonrpc or http+json")]
+    Unknown(String),
+    /// A binding named twice.
+    #[error("binding {0} is listed twice")]
+    Repeated(&'static str),
+    /// No binding at all.
+    #[error("no binding listed: expected jsonrpc, http+json or both, comma-separated")]
+    Empty,
+}
+
+impl FromStr for Bindings {
+    type Err = BindingsError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut out = Vec::new();
+        for name in text
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+        {
+            let binding = match name.to_ascii_lowercase().as_str() {
+                "jsonrpc" | "json-rpc" => Binding::JsonRpc,
+                "http+json" | "rest" => Binding::HttpJson,
+                _ => return Err(BindingsError::Unknown(name.to_owned())),
+            };
+            if out.contains(&binding) {
+                return Err(BindingsError::Repeated(binding.config_name()));
+            }
+            out.push(binding);
+        }
+        if out.is_empty() {
+            return Err(BindingsError::Empty);
+        }
+        Ok(Self(out))
+    }
+}
+
+impl fmt::Display for Bindings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|binding| binding.config_name()).collect();
+        f.write_str(&names.join(","))
+    }
+}

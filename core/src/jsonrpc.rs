@@ -178,7 +178,7 @@ fn read_id(raw: &RawValue) -> Result<Id, Rejection> {
     }
 }
 
-fn parse_error(error: &serde_json::Error) -> Error {
+pub(crate) fn parse_error(error: &serde_json::Error) -> Error {
     Error::new(
         crate::error::Refusal::Parse,
         format!(
@@ -203,7 +203,7 @@ pub(crate) fn strip_position(error: &serde_json::Error) -> String {
 /// Refuses bodies whose arrays and objects nest deeper than [`MAX_DEPTH`].
 ///
 /// A linear scan that skips string contents; it does not validate JSON (the parser does).
-fn check_depth(body: &[u8]) -> Result<(), Error> {
+pub(crate) fn check_depth(body: &[u8]) -> Result<(), Error> {
     // Nesting needs an opening bracket per level: a body with few of them (strings
     // included) cannot nest too deep, and counting them is far quicker than the scan.
     let opening = body

@@ -29,6 +29,7 @@ use tower_http::request_id::{
 use tower_http::trace::TraceLayer;
 
 use crate::engine::{CallContext, Engine, Reply};
+use a2a_core::card::Binding;
 use a2a_core::error::{Error, Refusal};
 use a2a_core::jsonrpc::Id;
 use a2a_core::version::VERSION_HEADER;
@@ -64,12 +65,16 @@ impl Default for RouterOptions {
     }
 }
 
-struct AppState {
-    engine: Arc<Engine>,
+pub(crate) struct AppState {
+    pub(crate) engine: Arc<Engine>,
     card: Bytes,
     etag: String,
     last_modified: String,
-    max_body_bytes: usize,
+    pub(crate) max_body_bytes: usize,
+    /// The HTTP+JSON binding is served (its routes are the router's fallback).
+    rest: bool,
+    /// The interface URL's path (`/a2a/v1`), which the binding's routes follow.
+    pub(crate) interface_path: Option<String>,
 }
 
 /// The URL the card should advertise for this request, when a host only learns it from
@@ -89,25 +94,35 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
     let card_json =
         serde_json::to_vec(&engine.card().render_hybrid(engine.public_url())).unwrap_or_default();
     let interface_path = interface_path(engine.public_url());
+    let bindings = &engine.card().bindings;
+    let (jsonrpc, rest) = (
+        bindings.serves(Binding::JsonRpc),
+        bindings.serves(Binding::HttpJson),
+    );
     let state = Arc::new(AppState {
         engine,
         etag: etag_of(&card_json),
         card: Bytes::from(card_json),
         last_modified: http_date(time::OffsetDateTime::now_utc()),
         max_body_bytes: options.max_body_bytes,
+        rest,
+        interface_path: interface_path.clone(),
     });
-    let rpc = post(rpc).fallback(method_not_allowed);
-    let mut router = Router::new().route("/", rpc.clone());
-    if let Some(path) = interface_path {
-        let trimmed = path.trim_end_matches('/').to_owned();
-        router = router
-            .route(&format!("{trimmed}/"), rpc.clone())
-            .route(&trimmed, rpc);
+    let mut router = Router::new();
+    if jsonrpc {
+        let rpc = post(rpc).fallback(method_not_allowed);
+        router = router.route("/", rpc.clone());
+        if let Some(path) = interface_path {
+            let trimmed = path.trim_end_matches('/').to_owned();
+            router = router
+                .route(&format!("{trimmed}/"), rpc.clone())
+                .route(&trimmed, rpc);
+        }
     }
     let routes = router
         .route(CARD_PATH, get(card))
         .route("/ping", get(ping))
-        .fallback(not_found)
+        .fallback(fallback)
         .with_state(state);
     // Applied with `Router::layer` (each route, and the fallbacks, are wrapped): wrapping
     // the whole router as the fallback of another one adds a router and a boxed future
@@ -175,30 +190,35 @@ impl<S: Send + Sync> FromRequestParts<S> for RpcHead {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
-        let headers = &parts.headers;
-        let text = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned)
-        };
         Ok(Self {
-            refused_content_type: refused_content_type(headers),
-            call: CallContext {
-                version_header: text(VERSION_HEADER),
-                query: parts.uri.query().map(str::to_owned),
-                session_id: text(SESSION_HEADER),
-                request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
-                last_event_id: text(LAST_EVENT_ID_HEADER),
-                platform: crate::platform::Platform::from_headers(headers).map(Arc::new),
-                // Put there by the host, from what its platform vouches for.
-                owner: parts
-                    .extensions
-                    .get::<crate::owner::Owner>()
-                    .cloned()
-                    .unwrap_or_default(),
-            },
+            refused_content_type: refused_content_type(&parts.headers),
+            call: call_context(parts),
         })
+    }
+}
+
+/// What the engine is told of a request, from its head (both bindings).
+pub(crate) fn call_context(parts: &Parts) -> CallContext {
+    let headers = &parts.headers;
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    CallContext {
+        version_header: text(VERSION_HEADER),
+        query: parts.uri.query().map(str::to_owned),
+        session_id: text(SESSION_HEADER),
+        request_id: text(REQUEST_ID_HEADER).unwrap_or_default(),
+        last_event_id: text(LAST_EVENT_ID_HEADER),
+        platform: crate::platform::Platform::from_headers(headers).map(Arc::new),
+        // Put there by the host, from what its platform vouches for.
+        owner: parts
+            .extensions
+            .get::<crate::owner::Owner>()
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 
@@ -248,7 +268,7 @@ fn readable(
 
 /// The content type's text unless it is JSON (refused with -32005; a missing content type
 /// is accepted).
-fn refused_content_type(headers: &HeaderMap) -> Option<Box<str>> {
+pub(crate) fn refused_content_type(headers: &HeaderMap) -> Option<Box<str>> {
     let value = headers.get(header::CONTENT_TYPE)?;
     let text = value.to_str().unwrap_or_default();
     let essence = text.split(';').next().unwrap_or_default().trim();
@@ -282,7 +302,7 @@ fn reply(reply: Reply) -> Response {
     }
 }
 
-fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
         [(
@@ -314,11 +334,28 @@ async fn method_not_allowed(State(state): State<Arc<AppState>>, method: Method) 
     response
 }
 
-async fn not_found(State(state): State<Arc<AppState>>, method: Method, uri: Uri) -> Response {
+/// A path no route of the router has: one of the HTTP+JSON binding's when it is served,
+/// else no route at all.
+async fn fallback(State(state): State<Arc<AppState>>, request: axum::extract::Request) -> Response {
+    if state.rest
+        && let Some(path) = crate::rest::binding_path(&state, request.uri().path())
+    {
+        return crate::rest::serve(state, path, request).await;
+    }
+    not_found(&state, request.method(), request.uri())
+}
+
+fn not_found(state: &AppState, method: &Method, uri: &Uri) -> Response {
+    let rest = if state.rest {
+        ", HTTP+JSON under /message:send, /tasks and /extendedAgentCard"
+    } else {
+        ""
+    };
     let error = Error::new(
         Refusal::MethodNotFound,
         format!(
-            "no route {method} {}; JSON-RPC goes to POST / and the card is at GET {CARD_PATH}",
+            "no route {method} {}; JSON-RPC goes to POST /{rest}, and the card is at GET \
+             {CARD_PATH}",
             uri.path()
         ),
     );

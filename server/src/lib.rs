@@ -7,6 +7,7 @@
 //! - [`engine`]: JSON-RPC in, the agent's events out as tasks and streams.
 //! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait and the in-memory store.
 //! - [`http`]: the one axum router every host serves (Lambda, container, emulator).
+//! - [`rest`]: the HTTP+JSON binding, served by that router beside JSON-RPC.
 //! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
 //! - [`graceful`]: the stop signal and the drain every host's server uses.
 //! - [`agents`]: the built-in agents (echo, conformance).
@@ -49,6 +50,7 @@ pub mod layers;
 pub mod owner;
 pub mod platform;
 pub mod push;
+pub mod rest;
 pub mod serve;
 pub mod tasks;
 

@@ -34,7 +34,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::CardError;
+use a2a_core::card::{Bindings, CardError};
 use a2a_core::error::ErrorProfile;
 use axum::Router;
 use tokio::net::TcpListener;
@@ -54,7 +54,7 @@ use crate::tasks::{InMemoryTaskStore, TaskStore};
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 11] = [
+pub const VARIABLES: [&str; 12] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -66,6 +66,7 @@ pub const VARIABLES: [&str; 11] = [
     "A2A_IDENTITY",
     "A2A_PUSH_NOTIFICATIONS",
     "A2A_PUSH_ALLOW_PRIVATE",
+    "A2A_BINDINGS",
 ];
 
 /// Why a container could not serve.
@@ -142,6 +143,11 @@ pub struct ContainerConfig {
     /// it); default `false`, `https` to public addresses only
     /// ([`TargetPolicy::PublicHttps`]).
     pub push_targets: TargetPolicy,
+    /// `A2A_BINDINGS`: the protocol bindings served, preferred first (`jsonrpc`,
+    /// `http+json`, comma-separated). Default `jsonrpc,http+json`; but `jsonrpc` alone
+    /// behind AgentCore (`AGENTCORE_RUNTIME_URL` set), which passes only JSON-RPC's
+    /// `POST /` to a container, so the card lists no interface a client cannot reach.
+    pub bindings: Bindings,
 }
 
 impl Default for ContainerConfig {
@@ -156,6 +162,7 @@ impl Default for ContainerConfig {
             identity: Identity::AgentCore,
             push_notifications: true,
             push_targets: TargetPolicy::PublicHttps,
+            bindings: Bindings::both(),
         }
     }
 }
@@ -214,6 +221,17 @@ impl ContainerConfig {
                 .map_err(|_| invalid("PORT", &port, "a port number (0 to 65535)"))?;
             config.address.set_port(port);
         }
+        config.bindings = match get("A2A_BINDINGS") {
+            Some(text) => text.parse().map_err(|_| {
+                invalid(
+                    "A2A_BINDINGS",
+                    &text,
+                    "jsonrpc, http+json or both, comma-separated, each once",
+                )
+            })?,
+            None if get("AGENTCORE_RUNTIME_URL").is_some() => Bindings::default(),
+            None => Bindings::both(),
+        };
         config.public_url = match (get("A2A_PUBLIC_URL"), get("AGENTCORE_RUNTIME_URL")) {
             (Some(url), _) => Some(url),
             (None, Some(url)) if url.ends_with('/') => Some(url),
@@ -377,6 +395,7 @@ impl Container {
                 background_work: true,
             },
         )?;
+        let engine = engine.with_bindings(self.config.bindings.clone());
         let engine = if self.config.push_notifications {
             let webhooks = Webhooks::new(self.config.push_targets, DeliveryPolicy::default())?;
             engine.with_push(Push::new(Arc::new(InMemoryPushConfigs::new()), webhooks))

@@ -20,6 +20,7 @@
 //! # let _: RouteMatch = found;
 //! ```
 
+pub mod body;
 pub mod query;
 pub mod routes;
 pub mod status;

@@ -47,19 +47,25 @@ use cursor::{Cursor, Sequenced};
 use follow::Source;
 use live::{LiveTask, RunnerDeps, Settled, Started};
 use registry::Registry;
+pub use respond::Frame;
 
 /// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
 pub type EventStream = Pin<Box<dyn Stream<Item = StreamItem> + Send + 'static>>;
 
-/// One event of a stream: a JSON-RPC response, and the SSE id that names its place in the
+/// One event of a stream: a JSON-RPC response (or the HTTP+JSON binding's bare event), and
+/// the SSE id that names its place in the
 /// task's history (`{taskId}:{version}` or `{taskId}:{version}.{n}`), which a client sends
 /// back as `Last-Event-ID` to resume the stream after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamItem {
     /// The SSE `id:`, when the event has a place to resume from.
     pub id: Option<String>,
-    /// The JSON-RPC response.
+    /// The JSON-RPC response (on the HTTP+JSON binding: the `StreamResponse`, or the
+    /// `google.rpc.Status` of an error).
     pub json: Vec<u8>,
+    /// The event reports an error that ends the stream (the HTTP+JSON binding sends it as
+    /// SSE `event: error`).
+    pub error: bool,
 }
 
 impl AsRef<[u8]> for StreamItem {
@@ -174,6 +180,8 @@ impl Engine {
         // whatever the agent says.
         card.capabilities.push_notifications = false;
         card.capabilities.extended_card = false;
+        // The host decides the bindings (`with_bindings`).
+        card.bindings = a2a_core::card::Bindings::default();
         card.validate()?;
         card::validate_url("url", &config.public_url)?;
         let instance_id: Arc<str> = Arc::from(a2a_core::model::new_id());
@@ -206,6 +214,14 @@ impl Engine {
     pub fn with_push(mut self, push: crate::push::Push) -> Self {
         self.card.capabilities.push_notifications = true;
         self.deps.push = Some(push);
+        self
+    }
+
+    /// Serves `bindings` (the card lists one interface per binding, preferred first; the
+    /// router serves each). JSON-RPC only unless told.
+    #[must_use]
+    pub fn with_bindings(mut self, bindings: a2a_core::card::Bindings) -> Self {
+        self.card.bindings = bindings;
         self
     }
 
@@ -247,8 +263,67 @@ impl Engine {
 
     /// The reply for an error that happened outside a method (bad content type, say).
     pub fn refuse(&self, id: Id, error: &Error) -> Reply {
-        let (status, body) = respond::error_body(id, error, self.profile);
+        self.refuse_framed(&Frame::Rpc(id), error)
+    }
+
+    fn refuse_framed(&self, frame: &Frame, error: &Error) -> Reply {
+        let (status, body) = respond::error_body(frame, error, self.profile);
         Reply::Json { status, body }
+    }
+
+    /// Serves one operation of A2A v1.0 for the HTTP+JSON binding: `params` is the v1.0
+    /// request object the JSON-RPC binding would carry as `params` (the binding's front
+    /// builds it from the path, the query and the body). The reply's JSON is the bare
+    /// result, a stream's events the bare `StreamResponse`s, and a refusal a
+    /// `google.rpc.Status` with the HTTP+JSON binding's status.
+    ///
+    /// The same task store, owner rules and agent as [`Engine::handle`].
+    pub async fn handle_operation(
+        &self,
+        operation: Operation,
+        params: Option<&RawValue>,
+        call: &CallContext,
+    ) -> Reply {
+        let method = version::METHODS
+            .iter()
+            .find(|(_, version, candidate)| {
+                *version == ProtocolVersion::V1_0 && *candidate == operation
+            })
+            .map_or("", |(name, _, _)| *name);
+        let started = std::time::Instant::now();
+        let outcome = self
+            .operate(
+                ProtocolVersion::V1_0,
+                operation,
+                method,
+                params,
+                &Frame::Bare,
+                call,
+            )
+            .await;
+        let status = match &outcome {
+            Ok(_) => StatusCode::OK,
+            Err(error) => a2a_core::rest::status::row(error.refusal()).http_status,
+        };
+        tracing::info!(
+            request_id = call.request_id,
+            session_id = call.session_id.as_deref().unwrap_or(""),
+            method,
+            binding = "http+json",
+            outcome = if outcome.is_ok() {
+                "ok".to_owned()
+            } else {
+                status.as_u16().to_string()
+            },
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "rest"
+        );
+        outcome.unwrap_or_else(|error| {
+            if error.refusal() == Refusal::Internal {
+                tracing::error!(request_id = call.request_id, %error, "request failed");
+            }
+            self.refuse_framed(&Frame::Bare, &error)
+        })
     }
 
     /// Handles one JSON-RPC request body.
@@ -257,9 +332,9 @@ impl Engine {
             Ok(request) => request,
             Err(rejection) => return self.refuse(rejection.id, &rejection.error),
         };
-        let id = request.response_id();
+        let frame = Frame::Rpc(request.response_id());
         let started = std::time::Instant::now();
-        let outcome = self.dispatch(&request, &id, call).await;
+        let outcome = self.dispatch(&request, &frame, call).await;
         let code = outcome
             .as_ref()
             .err()
@@ -285,7 +360,7 @@ impl Engine {
                 if error.refusal() == Refusal::Internal {
                     tracing::error!(request_id = call.request_id, %error, "request failed");
                 }
-                self.refuse(id, &error)
+                self.refuse_framed(&frame, &error)
             }
         }
     }
@@ -293,12 +368,33 @@ impl Engine {
     async fn dispatch(
         &self,
         request: &jsonrpc::Request<'_>,
-        id: &Id,
+        frame: &Frame,
         call: &CallContext,
     ) -> Result<Reply, Error> {
         let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
         let (version, operation) = version::resolve_method(&request.method, requested)?;
-        let params = request.params;
+        self.operate(
+            version,
+            operation,
+            &request.method,
+            request.params,
+            frame,
+            call,
+        )
+        .await
+    }
+
+    /// Serves one operation in `version`, its reply framed by `frame`.
+    async fn operate(
+        &self,
+        version: ProtocolVersion,
+        operation: Operation,
+        method: &str,
+        params: Option<&RawValue>,
+        frame: &Frame,
+        call: &CallContext,
+    ) -> Result<Reply, Error> {
+        let id = frame;
         let json = |body: Vec<u8>| Reply::Json {
             status: StatusCode::OK,
             body,
@@ -309,7 +405,7 @@ impl Engine {
                 self.send(version, id, params, call).await.map(json)
             }
             Operation::Stream => {
-                self.require_streaming(&request.method)?;
+                self.require_streaming(method)?;
                 let params = parse_send(version, params)?;
                 // Boxed, as cancel below: the largest futures of the rarer methods would
                 // otherwise size every request's future (a send's included).
@@ -347,27 +443,25 @@ impl Engine {
                 Ok(json(respond::task(version, id, &task)))
             }
             Operation::Subscribe => {
-                self.require_streaming(&request.method)?;
+                self.require_streaming(method)?;
                 let params = parse_task_id(version, params)?;
                 self.subscribe(version, id, &params.id, call).await
             }
             Operation::GetExtendedCard => Err(Error::new(
                 Refusal::UnsupportedOperation,
                 format!(
-                    "{}: this agent has no extended card (capabilities.extendedAgentCard is false)",
-                    request.method
+                    "{method}: this agent has no extended card (capabilities.extendedAgentCard is false)"
                 ),
             )),
             Operation::SetPushConfig
             | Operation::GetPushConfig
             | Operation::ListPushConfigs
             | Operation::DeletePushConfig => {
-                Box::pin(self.push_config(version, operation, &request.method, params, id, call))
-                    .await
+                Box::pin(self.push_config(version, operation, method, params, id, call)).await
             }
             _ => Err(Error::new(
                 Refusal::UnsupportedOperation,
-                format!("{}: this agent does not serve this method", request.method),
+                format!("{method}: this agent does not serve this method"),
             )),
         }
     }
@@ -518,7 +612,7 @@ impl Engine {
     fn send<'a>(
         &'a self,
         version: ProtocolVersion,
-        id: &'a Id,
+        id: &'a Frame,
         params: SendMessageParams,
         call: &'a CallContext,
     ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send + 'a {
@@ -561,7 +655,7 @@ impl Engine {
     async fn stream(
         &self,
         version: ProtocolVersion,
-        id: &Id,
+        id: &Frame,
         params: SendMessageParams,
         call: &CallContext,
     ) -> Result<Reply, Error> {
@@ -580,6 +674,7 @@ impl Engine {
                 Ok(Reply::Stream(Box::pin(stream::iter([StreamItem {
                     id: None,
                     json,
+                    error: false,
                 }]))))
             }
             Started::Task {

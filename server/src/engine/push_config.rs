@@ -9,13 +9,12 @@
 use futures_util::future::{Either, ready};
 use serde_json::value::RawValue;
 
-use super::respond::{self, success};
+use super::respond::{self, Frame, success};
 use super::{Engine, Reply};
 use crate::agent::RequestContext;
 use crate::push::{ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, Push, StoredConfig};
 use crate::tasks::SharedStored;
 use a2a_core::error::{Error, Refusal};
-use a2a_core::jsonrpc::Id;
 use a2a_core::model::{
     ListPushConfigsResult, PushConfigId, PushNotificationConfig, TaskPushNotificationConfig,
 };
@@ -40,7 +39,7 @@ impl Engine {
         operation: Operation,
         method: &str,
         params: Option<&RawValue>,
-        id: &Id,
+        id: &Frame,
         call: &CallContext,
     ) -> Result<Reply, Error> {
         let Some(push) = &self.deps.push else {

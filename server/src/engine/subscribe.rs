@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use a2a_core::error::{Error, Refusal};
-use a2a_core::jsonrpc::Id;
 use a2a_core::model::{StreamEvent, StreamKind, Task, TaskState};
 use a2a_core::version::ProtocolVersion;
 use futures_util::stream::{self, StreamExt as _};
 
 use super::cursor::{Cursor, Sequenced};
 use super::follow::{self, LogFollower, Source};
+use super::respond::Frame;
 use super::{CallContext, Engine, Reply, StreamItem, internal, respond};
 
 impl Engine {
@@ -26,7 +26,7 @@ impl Engine {
     pub(super) async fn subscribe(
         &self,
         version: ProtocolVersion,
-        id: &Id,
+        id: &Frame,
         task_id: &str,
         call: &CallContext,
     ) -> Result<Reply, Error> {
@@ -119,7 +119,7 @@ impl Engine {
     pub(super) fn event_stream(
         &self,
         version: ProtocolVersion,
-        id: Id,
+        id: Frame,
         first: Vec<Sequenced>,
         source: Source,
         kind: StreamKind,
@@ -158,8 +158,13 @@ impl Engine {
                         return Some((body, next));
                     }
                     Err(error) => {
-                        let json = respond::error_body(follow.id, error, profile).1;
-                        return Some((StreamItem { id: None, json }, None));
+                        let json = respond::error_body(&follow.id, error, profile).1;
+                        let item = StreamItem {
+                            id: None,
+                            json,
+                            error: true,
+                        };
+                        return Some((item, None));
                     }
                 }
             }
@@ -171,17 +176,18 @@ impl Engine {
 /// What a stream follows after its first events.
 struct Follow {
     source: Source,
-    id: Id,
+    id: Frame,
     /// The place of the last event told.
     told: Option<Cursor>,
     task_id: Arc<str>,
 }
 
 /// One event as the stream sends it: its JSON-RPC response and SSE id.
-fn item(version: ProtocolVersion, id: &Id, task_id: &str, event: &Sequenced) -> StreamItem {
+fn item(version: ProtocolVersion, id: &Frame, task_id: &str, event: &Sequenced) -> StreamItem {
     StreamItem {
         id: event.at.map(|at| at.sse_id(task_id)),
         json: respond::stream_event(version, id, &event.event),
+        error: false,
     }
 }
 

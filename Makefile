@@ -39,8 +39,18 @@ lint: ## Clippy on every target, warnings denied
 doc: ## Build the docs, warnings denied
 	$(CARGO) doc --workspace --no-deps
 
+# With cargo-nextest (on the CI machine; `cargo install cargo-nextest` elsewhere) every
+# test binary runs at once (.config/nextest.toml); without it, cargo test runs them one
+# after another. The benches run once each as tests either way.
+NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
+
 unit: moto $(CARGO_LAMBDA) ## Run every test in the workspace (the DynamoDB tests need moto, the watch test cargo-lambda: installed first)
+ifeq ($(NEXTEST),yes)
+	$(CARGO) nextest run --workspace --lib --bins --tests --examples
+	$(CARGO) test --workspace --benches
+else
 	$(CARGO) test --workspace --all-targets
+endif
 	$(CARGO) test --workspace --doc
 
 # The example crates are standalone (not workspace members), as a user's crate is; they
@@ -108,7 +118,7 @@ $(INFRA_STAMP):
 	touch $@
 
 infra-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Check infra/ offline (no AWS needed)
-	$(CARGO) build --release -q -p a2a-agent
+	$(CARGO) build -q --workspace --bins --examples
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy
 
 package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_64) with cargo lambda and check it

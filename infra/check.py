@@ -14,7 +14,7 @@ Sections:
   policy      infra/agentcore/caller-policy.json
   bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --profile lambda-release`, `make package`)
   deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry; packages the
-              cargo-lambda bootstrap if built, else target/release/a2a-agent)
+              cargo-lambda bootstrap if built, else target/debug/a2a-agent)
 
 template and env need cfn-lint and aws-sam-translator (.venv-tools); dockerfile needs
 hadolint, deploy needs cargo-lambda (all in .venv-tools). Ends with "N passed, N failed".
@@ -403,11 +403,11 @@ def check_bootstrap():
 def check_deploy():
     env = dict(os.environ, PATH=f"{TOOLS}{os.pathsep}{os.environ.get('PATH', '')}")
     tool("cargo-lambda")
-    # The dry run needs a binary to package: the cargo-lambda build when there is one
-    # (`make package`), else the plain release build `make infra-check` makes.
+    # The dry run needs a binary to package (it is not run): the cargo-lambda build when
+    # there is one (`make package`), else the debug build `make infra-check` makes.
     args = [str(ROOT / "infra" / "deploy-lambda.sh"), "--dry", "-o", "json"]
     if not BOOTSTRAP.exists():
-        args += ["--binary-path", str(ROOT / "target" / "release" / "a2a-agent")]
+        args += ["--binary-path", str(ROOT / "target" / "debug" / "a2a-agent")]
     run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     if not check(run.returncode == 0, "infra/deploy-lambda.sh --dry runs", run.stdout + run.stderr):
         return

@@ -8,7 +8,8 @@ time over the run) and peak RSS (VmHWM). Targets:
   ceiling        a minimal axum + serde_json JSON-RPC echo (emulator/examples/jsonrpc_ceiling.rs)
   container      a2a-container, serve(agent): the shared router, no platform front
   front          the emulator as `make run` starts it (AgentCore front, throttling off)
-each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent.
+each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent,
+and the container's HTTP+JSON binding, POST /message:send, in the same run.
 
 Usage: scripts/load.py [--seconds N] [--connections N] [--rounds N] [--pin]
 (needs wrk: apt-get install wrk). On a shared 2-core machine runs swing by ±20%: --rounds
@@ -51,16 +52,16 @@ def peak_rss_kib(pid):
     return 0
 
 
-def first_answer(port, body, headers, deadline=10.0):
-    """Seconds until a POST to / is answered, polling from now."""
+def first_answer(port, body, headers, path="/", expect=b'"result"', deadline=10.0):
+    """Seconds until a POST to `path` is answered with `expect` in it, polling from now."""
     start = time.monotonic()
     while time.monotonic() - start < deadline:
         try:
             request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/", data=body.encode(), headers=headers
+                f"http://127.0.0.1:{port}{path}", data=body.encode(), headers=headers
             )
             with urllib.request.urlopen(request, timeout=1) as response:
-                if b'"result"' in response.read():
+                if expect in response.read():
                     return time.monotonic() - start
         except OSError:
             time.sleep(0.001)
@@ -96,15 +97,22 @@ def wrk(port, seconds, connections, version):
 
 def measure(name, command, version, seconds, connections):
     port = free_port()
-    body = ('{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m",'
-            '"role":"ROLE_USER","parts":[{"text":"hello"}]}}}') if version == "1.0" else (
-            '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
-            '"messageId":"m","role":"user","parts":[{"kind":"text","text":"hello"}]}}}')
-    headers = {"Content-Type": "application/json", "A2A-Version": version}
+    path, expect = "/", b'"result"'
+    if version == "rest":
+        body = '{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hello"}]}}'
+        path, expect = "/message:send", b'"task"'
+    elif version == "1.0":
+        body = ('{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m",'
+                '"role":"ROLE_USER","parts":[{"text":"hello"}]}}}')
+    else:
+        body = ('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
+                '"messageId":"m","role":"user","parts":[{"kind":"text","text":"hello"}]}}}')
+    headers = {"Content-Type": "application/json",
+               "A2A-Version": "1.0" if version == "rest" else version}
     env = dict(os.environ, RUST_LOG="warn")
     process = subprocess.Popen(pinned(0, command(port)), stdout=subprocess.DEVNULL, env=env)
     try:
-        startup = first_answer(port, body, headers)
+        startup = first_answer(port, body, headers, path, expect)
         before = cpu_seconds(process.pid)
         result = wrk(port, seconds, connections, version)
         used = cpu_seconds(process.pid) - before
@@ -152,6 +160,8 @@ def main():
     for label, command in [("container", container), ("front", emulator())]:
         for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
             targets.append((f"{label} v{version} {method}", command, version))
+        if label == "container":
+            targets.append(("container REST message:send", command, "rest"))
     runs = {name: [] for name, _, _ in targets}
     for _ in range(max(args.rounds, 1)):
         for name, command, version in targets:
@@ -170,7 +180,7 @@ def main():
               f"{row['cpu_us']:11.1f} {row['cpu_us'] / base:9.2f} {row['rss_mib']:12.1f} "
               f"{row['startup_ms']:10.1f} {row['failures']:6d}")
     if any(row["failures"] for row in rows):
-        sys.exit("some answers were not JSON-RPC results")
+        sys.exit("some answers were not results (JSON-RPC results, or REST tasks)")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,16 @@
 //!
 //! Three layers of the same request: the engine alone (`Engine::handle`), the whole router
 //! (`tower::ServiceExt::oneshot`, with every layer), and a minimal axum + serde_json echo
-//! as the floor (what `scripts/load.py` calls the ceiling, minus the kernel).
+//! as the floor (what `scripts/load.py` calls the ceiling, minus the kernel). And the same
+//! send over the HTTP+JSON binding (`POST /message:send`), through the engine
+//! (`Engine::handle_operation`) and the router.
 
 use std::hint::black_box;
 use std::sync::Arc;
 
+use a2a_core::card::Bindings;
 use a2a_core::error::ErrorProfile;
+use a2a_core::version::Operation;
 use a2a_server::agents::EchoAgent;
 use a2a_server::engine::{CallContext, Engine, EngineConfig};
 use a2a_server::http::{RouterOptions, router};
@@ -18,10 +22,13 @@ use axum::http::{Request, header};
 use axum::routing::post;
 use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::BodyExt as _;
+use serde_json::value::RawValue;
 use tower::ServiceExt as _;
 
 const V0_3: &str = r#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"load-1","role":"user","parts":[{"kind":"text","text":"hello"}]}}}"#;
 const V1_0: &str = r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"load-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}}"#;
+const REST: &str =
+    r#"{"message":{"messageId":"load-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}"#;
 
 fn engine() -> Arc<Engine> {
     let config = EngineConfig {
@@ -36,13 +43,17 @@ fn engine() -> Arc<Engine> {
         Arc::new(InMemoryTaskStore::new()),
         config,
     ) {
-        Ok(engine) => Arc::new(engine),
+        Ok(engine) => Arc::new(engine.with_bindings(Bindings::both())),
         Err(error) => panic!("the echo engine must build: {error}"),
     }
 }
 
 fn request(body: &'static str, version: Option<&str>) -> Request<Body> {
-    let mut builder = Request::post("/").header(header::CONTENT_TYPE, "application/json");
+    request_to("/", body, version)
+}
+
+fn request_to(path: &str, body: &'static str, version: Option<&str>) -> Request<Body> {
+    let mut builder = Request::post(path).header(header::CONTENT_TYPE, "application/json");
     if let Some(version) = version {
         builder = builder.header("A2A-Version", version);
     }
@@ -98,6 +109,32 @@ fn send(c: &mut Criterion) {
             b.iter(|| runtime.block_on(through(&app, request(body, version))))
         });
     }
+    let call = CallContext {
+        version_header: Some("1.0".to_owned()),
+        request_id: "bench".to_owned(),
+        ..CallContext::default()
+    };
+    let params: Box<RawValue> = match RawValue::from_string(REST.to_owned()) {
+        Ok(params) => params,
+        Err(error) => panic!("a fixed body must be JSON: {error}"),
+    };
+    c.bench_function("engine v1.0 REST send", |b| {
+        b.iter(|| {
+            runtime.block_on(engine.handle_operation(
+                Operation::Send,
+                Some(black_box(&params)),
+                &call,
+            ))
+        })
+    });
+    c.bench_function("router v1.0 REST message:send", |b| {
+        b.iter(|| {
+            runtime.block_on(through(
+                &app,
+                request_to("/message:send", REST, Some("1.0")),
+            ))
+        })
+    });
     c.bench_function("floor (axum + serde_json echo)", |b| {
         b.iter(|| runtime.block_on(through(&floor, request(V1_0, None))))
     });

@@ -517,7 +517,20 @@ async fn a_wrong_method_is_405_with_allow() {
     let answer = call(&app(), request(Method::GET, "/message:send", None)).await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(answer.header(header::ALLOW), "POST");
-    assert_eq!(answer.json()["error"]["code"], 405);
+    assert_eq!(
+        answer.refusal(),
+        (405, "UNIMPLEMENTED".into(), "METHOD_NOT_FOUND".into())
+    );
+    assert!(
+        answer.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(
+                "Method not found: GET is not allowed on \"/message:send\"; allowed: POST"
+            ),
+        "{}",
+        answer.body
+    );
     let config = call(
         &app(),
         request(Method::PUT, "/tasks/t/pushNotificationConfigs/c", None),
@@ -593,4 +606,97 @@ async fn the_card_lists_http_json_after_json_rpc_and_only_when_served() {
     .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(answer.json()["error"]["code"], -32601);
+}
+
+/// Works, then waits for the gate before it answers and completes.
+struct Gated(Arc<tokio::sync::Notify>);
+
+#[async_trait::async_trait]
+impl a2a_server::agent::Agent for Gated {
+    fn card(&self) -> a2a_core::card::AgentCard {
+        let mut card =
+            a2a_core::card::AgentCard::new("Gated", "Completes when told.", "1.0.0").with_skill(
+                a2a_core::card::Skill::new("gate", "Gate", "Waits.", ["test"]),
+            );
+        card.capabilities.streaming = true;
+        card
+    }
+
+    async fn execute(
+        &self,
+        _: a2a_server::agent::RequestContext,
+        events: a2a_server::agent::EventSink,
+    ) -> Result<(), a2a_server::agent::AgentError> {
+        events.working(None).await?;
+        self.0.notified().await;
+        events.artifact_text("out", "late", false, true).await?;
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn subscribe_streams_a_working_task_to_its_end_with_resumable_ids() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let engine = Engine::new(
+        Arc::new(Gated(Arc::clone(&gate))),
+        Arc::new(InMemoryTaskStore::new()),
+        EngineConfig {
+            public_url: "http://127.0.0.1:9000/".to_owned(),
+            error_profile: ErrorProfile::Spec,
+            host_can_stream: true,
+            security: None,
+            background_work: true,
+        },
+    )
+    .expect("valid engine")
+    .with_bindings(Bindings::both());
+    let app = router(Arc::new(engine), RouterOptions::default());
+    let mut body = send_body("wait");
+    body["configuration"] = json!({"returnImmediately": true});
+    let started = call(&app, request(Method::POST, "/message:send", Some(body))).await;
+    assert_eq!(started.status, StatusCode::OK, "{}", started.body);
+    let id = started.json()["task"]["id"].as_str().unwrap().to_owned();
+    let opener = Arc::clone(&gate);
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        opener.notify_one();
+    });
+    let answer = call(
+        &app,
+        request(Method::POST, &format!("/tasks/{id}:subscribe"), None),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert!(
+        answer
+            .header(header::CONTENT_TYPE)
+            .starts_with("text/event-stream")
+    );
+    let events = answer.events();
+    assert_eq!(
+        events[0].1["task"]["status"]["state"], "TASK_STATE_WORKING",
+        "{}",
+        answer.body
+    );
+    assert_eq!(
+        events.last().unwrap().1["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{}",
+        answer.body
+    );
+    assert!(
+        events
+            .iter()
+            .any(|(_, event)| event["artifactUpdate"]["artifact"]["parts"][0]["text"] == "late"),
+        "{}",
+        answer.body
+    );
+    // Every event names its place in the task's history, to resume after it.
+    let ids = answer
+        .body
+        .lines()
+        .filter(|line| line.starts_with("id: "))
+        .count();
+    assert_eq!(ids, events.len(), "{}", answer.body);
 }

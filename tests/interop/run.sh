@@ -17,7 +17,9 @@ python="${PYTHON:-python3}"
 startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening line
 
 echo "interop: building a2a-emulator"
-(cd "$root" && cargo build -q -p a2a-emulator)
+# The workspace's binaries with the features `cargo test --workspace` builds with (no
+# dependency is compiled a second way, as `-p a2a-emulator` alone would).
+(cd "$root" && cargo build -q --workspace --bins --examples)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
 
 # Python venv: (re)install whenever requirements.txt differs from the last install.
@@ -90,7 +92,7 @@ echo "interop: JS @a2a-js/sdk (jwt_auth.test.js starts its own emulator with --a
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
-(cd "$root" && cargo build -q -p a2a-cli)
+(cd "$root" && cargo build -q --workspace --bins --examples)
 export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_our_cli.py) || status=1
 

@@ -89,25 +89,38 @@ fn profile_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Builds `bin` from package `package` (once per process) and returns its path.
+/// Builds the workspace's binaries (once per process, or once per `cargo nextest` run) and
+/// returns the path of `bin`, from package `package`.
+///
+/// Every binary is built with the whole workspace's features, dev-dependencies' included
+/// (`--workspace --bins --examples`): the feature set `cargo test --workspace` builds
+/// with, so nothing is compiled again. `cargo build -p {package}` would resolve the
+/// package's features alone and rebuild a hundred dependencies a second way.
 ///
 /// # Panics
 /// When the build fails: the test cannot run without the binary.
 pub fn binary(package: &str, bin: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
-    let built = BUILT.get_or_init(|| Mutex::new(Vec::new()));
+    static BUILT: OnceLock<Mutex<bool>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| Mutex::new(false));
     let mut built = built.lock().unwrap_or_else(PoisonError::into_inner);
     let path = profile_dir().join(format!("{bin}{}", std::env::consts::EXE_SUFFIX));
-    if !built.iter().any(|name| name == bin) {
+    // Under nextest every test is a process of its own: one build per run is enough.
+    let marker = std::env::var("NEXTEST_RUN_ID")
+        .ok()
+        .map(|run| profile_dir().join(format!(".a2a-binaries-built-{run}")));
+    if !*built && !marker.as_ref().is_some_and(|marker| marker.exists()) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", package, "--bin", bin])
+            .args(["build", "--quiet", "--workspace", "--bins", "--examples"])
             .status();
         assert!(
             status.is_ok_and(|status| status.success()),
-            "building {bin} failed"
+            "building the workspace's binaries (for {package}'s {bin}) failed"
         );
-        built.push(bin.to_owned());
+        if let Some(marker) = &marker {
+            let _ = std::fs::write(marker, b"");
+        }
+        *built = true;
     }
     assert!(path.exists(), "{} was not built", path.display());
     path

@@ -186,8 +186,15 @@ async fn a2a_cli_reads_the_card_and_sends_through_cargo_lambda_watch() {
     let card = watch.first_card().await;
     let url = watch.url.clone();
     assert_eq!(card["url"], url.as_str(), "{card}");
+    // JSON-RPC at the URL, HTTP+JSON at the same base without its trailing slash (its
+    // routes are appended: `{url}/message:send`).
     for interface in card["supportedInterfaces"].as_array().expect("interfaces") {
-        assert_eq!(interface["url"], url.as_str(), "{card}");
+        let expected = if interface["protocolBinding"] == "HTTP+JSON" {
+            url.trim_end_matches('/')
+        } else {
+            url.as_str()
+        };
+        assert_eq!(interface["url"], expected, "{card}");
     }
 
     let printed = a2a(&["card", &url]);
@@ -209,5 +216,21 @@ async fn a2a_cli_reads_the_card_and_sends_through_cargo_lambda_watch() {
     assert_eq!(
         a2a(&["send", url.trim_end_matches('/'), text]),
         format!("{text}\n")
+    );
+
+    // The HTTP+JSON binding through the same function.
+    let rest = reqwest::Client::new()
+        .post(format!("{}/message:send", url.trim_end_matches('/')))
+        .header("A2A-Version", "1.0")
+        .json(&serde_json::json!({"message": {"messageId": "watch-rest-1",
+            "role": "ROLE_USER", "parts": [{"text": text}]}}))
+        .send()
+        .await
+        .expect("the REST send is answered");
+    assert_eq!(rest.status(), 200);
+    let body: Value = rest.json().await.expect("a JSON task");
+    assert_eq!(
+        body["task"]["artifacts"][0]["parts"][0]["text"], text,
+        "{body}"
     );
 }

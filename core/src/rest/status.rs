@@ -287,7 +287,10 @@ mod tests {
 
     #[test]
     fn a_method_not_allowed_is_405_unimplemented() {
-        let error = Error::invalid_request("GET is not allowed on /message:send");
+        let error = Error::new(
+            Refusal::MethodNotFound,
+            "GET is not allowed on /message:send",
+        );
         let (status, body) = body(&error, Some(StatusCode::METHOD_NOT_ALLOWED));
         assert_eq!((status.as_u16(), body.error.code), (405, 405));
         assert_eq!(body.error.status, "UNIMPLEMENTED");

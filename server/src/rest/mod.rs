@@ -2,15 +2,16 @@
 //! task store and owner rules as JSON-RPC (A2A specification §11).
 //!
 //! A request is matched to its operation by [`a2a_core::rest::routes`], its parameters
-//! gathered from the path, the query and the body into the v1.0 request object
-//! ([`params`]), and served by [`Engine::handle_operation`](crate::engine::Engine::handle_operation);
-//! the reply is written by [`response`].
+//! gathered from the path, the query and the body into the v1.0 request object (module
+//! `params`), and served by
+//! [`Engine::handle_operation`](crate::engine::Engine::handle_operation); the reply is
+//! written by module `response`.
 //!
 //! What the binding asks of a request, and what it is answered when it fails:
 //!
 //! | request | answer |
 //! |---|---|
-//! | a path of the binding with a method it does not take | 405, `Allow` |
+//! | a path of the binding with a method it does not take | 405 `METHOD_NOT_FOUND`, `Allow` |
 //! | no `A2A-Version: 1.0` (header or query): a request without one speaks 0.3 (§3.2.6), which is served over JSON-RPC only | 400 `VERSION_NOT_SUPPORTED` |
 //! | a body whose `Content-Type` is not JSON | 415 `CONTENT_TYPE_NOT_SUPPORTED` |
 //! | a body that is not a JSON object | 400 `JSON_PARSE` / `INVALID_REQUEST` |
@@ -129,7 +130,7 @@ fn allow_header(allowed: &[Method]) -> HeaderValue {
 fn route_refusal(refused: &RouteError, media: MediaType) -> Response {
     match refused {
         RouteError::MethodNotAllowed { allowed, .. } => {
-            let error = Error::invalid_request(refused.to_string());
+            let error = Error::new(Refusal::MethodNotFound, refused.to_string());
             let mut answer = response::refusal(&error, Some(StatusCode::METHOD_NOT_ALLOWED), media);
             answer
                 .headers_mut()

@@ -110,6 +110,38 @@ mod tests {
         MediaType::accepted(&headers)
     }
 
+    #[tokio::test]
+    async fn a_stream_is_one_data_line_an_event_and_its_error_is_event_error() {
+        use crate::engine::StreamItem;
+        use http_body_util::BodyExt as _;
+
+        let items = vec![
+            StreamItem {
+                id: Some("t-1:1".to_owned()),
+                json: br#"{"task":{"id":"t-1"}}"#.to_vec(),
+                error: false,
+            },
+            StreamItem {
+                id: None,
+                json: br#"{"error":{"code":500,"status":"INTERNAL","message":"Internal error"}}"#
+                    .to_vec(),
+                error: true,
+            },
+        ];
+        let reply = Reply::Stream(Box::pin(futures_util::stream::iter(items)));
+        let response = super::reply(reply, MediaType::Json);
+        assert_eq!(
+            response.headers().get(header::CONTENT_TYPE).unwrap(),
+            "text/event-stream"
+        );
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            "data: {\"task\":{\"id\":\"t-1\"}}\nid: t-1:1\n\n\
+             event: error\ndata: {\"error\":{\"code\":500,\"status\":\"INTERNAL\",\"message\":\"Internal error\"}}\n\n"
+        );
+    }
+
     #[test]
     fn a2a_json_only_when_asked_for() {
         assert_eq!(MediaType::accepted(&HeaderMap::new()), MediaType::Json);

@@ -251,6 +251,7 @@ impl Lambda {
                 background_work,
             },
         )?;
+        let engine = engine.with_bindings(config.bindings.clone());
         let engine = if config.push.enabled && background_work {
             let webhooks = Webhooks::new(config.push.targets, DeliveryPolicy::default())?;
             engine.with_push(Push::new(push_store, webhooks))

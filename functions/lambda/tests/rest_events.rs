@@ -605,3 +605,24 @@ async fn jsonrpc_only_function_lists_one_binding_and_does_not_route_http_json() 
     let answer = function.call(FURL_SEND).await;
     assert_eq!(answer.json(404)["error"]["code"], -32601, "{}", answer.body);
 }
+
+// ---- `A2A_AUTH=api-key` ----
+
+#[tokio::test]
+async fn api_key_refusal_on_a_route_of_the_binding_is_a_401_status_body() {
+    let key = "s3cret-key-0123456789";
+    let mut function = Function::echo(&[("A2A_AUTH", "api-key"), ("A2A_API_KEY", key)]);
+    let refused = function.call(FURL_SEND).await;
+    assert_eq!(
+        refused.header(header::WWW_AUTHENTICATE),
+        Some("ApiKey header=\"X-API-Key\"")
+    );
+    assert_eq!(
+        refused.json(401),
+        json!({"error": {"code": 401, "status": "UNAUTHENTICATED",
+                         "message": "Unauthorized: send a valid X-API-Key header"}})
+    );
+    let keyed = edited(FURL_SEND, |event| event["headers"]["x-api-key"] = json!(key));
+    let sent = function.call(&keyed).await.json(200);
+    assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+}

@@ -62,8 +62,12 @@ fn rpc_get(id: &str) -> String {
 
 /// The echo agent's completed task without its history (`historyLength` 0).
 fn without_history(task: &Value, message_id: &str, text: &str) -> Value {
-    let mut task = echo_send_v1_0(json!(null), &json!({"result": {"task": task}}), message_id, text)
-        ["result"]["task"]
+    let mut task = echo_send_v1_0(
+        json!(null),
+        &json!({"result": {"task": task}}),
+        message_id,
+        text,
+    )["result"]["task"]
         .clone();
     task.as_object_mut().unwrap().remove("history");
     task

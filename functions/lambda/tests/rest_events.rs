@@ -23,7 +23,8 @@ use tower::{Service as _, ServiceExt as _};
 
 const FURL_SEND: &str = include_str!("fixtures/function_url_rest_send.json");
 const FURL_GET_TASK: &str = include_str!("fixtures/function_url_rest_get_task.json");
-const FURL_GET_UNKNOWN_TASK: &str = include_str!("fixtures/function_url_rest_get_unknown_task.json");
+const FURL_GET_UNKNOWN_TASK: &str =
+    include_str!("fixtures/function_url_rest_get_unknown_task.json");
 const FURL_LIST_TASKS: &str = include_str!("fixtures/function_url_rest_list_tasks.json");
 const FURL_CANCEL: &str = include_str!("fixtures/function_url_rest_cancel.json");
 const FURL_STREAM: &str = include_str!("fixtures/function_url_rest_stream.json");
@@ -61,9 +62,7 @@ struct Answer {
 
 impl Answer {
     fn header(&self, name: header::HeaderName) -> Option<&str> {
-        self.headers
-            .get(name)
-            .map(|value| value.to_str().unwrap())
+        self.headers.get(name).map(|value| value.to_str().unwrap())
     }
 
     /// A JSON answer: the status, `application/json`, and the body.
@@ -181,8 +180,12 @@ fn v2_at(fixture: &str, method: &str, path: &str, body: Option<&Value>) -> Strin
 
 /// The echo agent's completed task, as `message:send` and `GET /tasks/{id}` answer it.
 fn echo_task(task: &Value, message_id: &str, text: &str) -> Value {
-    echo_send_v1_0(json!(null), &json!({"result": {"task": task}}), message_id, text)["result"]
-        ["task"]
+    echo_send_v1_0(
+        json!(null),
+        &json!({"result": {"task": task}}),
+        message_id,
+        text,
+    )["result"]["task"]
         .clone()
 }
 
@@ -310,7 +313,12 @@ async fn function_url_push_config_is_created_read_and_deleted() {
         .await;
     assert_eq!(deleted.json(200), json!({}));
     let gone = function.call(&FURL_GET_PUSH.replace("TASK-ID", id)).await;
-    assert_eq!(gone.json(404)["error"]["status"], "NOT_FOUND", "{}", gone.body);
+    assert_eq!(
+        gone.json(404)["error"]["status"],
+        "NOT_FOUND",
+        "{}",
+        gone.body
+    );
 }
 
 #[tokio::test]
@@ -335,12 +343,18 @@ async fn function_url_wrong_method_is_405_with_allow_and_a_status_body() {
 async fn function_url_without_the_version_header_is_400_version_not_supported() {
     let mut function = Function::echo(&[]);
     let bare = edited(FURL_SEND, |event| {
-        event["headers"].as_object_mut().unwrap().remove("a2a-version");
+        event["headers"]
+            .as_object_mut()
+            .unwrap()
+            .remove("a2a-version");
     });
     let answer = function.call(&bare).await;
     let body = answer.json(400);
     assert_eq!(body["error"]["status"], "FAILED_PRECONDITION", "{body}");
-    assert_eq!(body["error"]["details"][0]["reason"], "VERSION_NOT_SUPPORTED");
+    assert_eq!(
+        body["error"]["details"][0]["reason"],
+        "VERSION_NOT_SUPPORTED"
+    );
 }
 
 #[tokio::test]
@@ -358,8 +372,7 @@ async fn buffered_function_url_refuses_stream_and_subscribe_as_unsupported() {
         let body = answer.json(400);
         assert_eq!(body["error"]["status"], "FAILED_PRECONDITION", "{body}");
         assert_eq!(
-            body["error"]["details"][0]["reason"],
-            "UNSUPPORTED_OPERATION",
+            body["error"]["details"][0]["reason"], "UNSUPPORTED_OPERATION",
             "{body}"
         );
     }
@@ -389,6 +402,11 @@ async fn streaming_function_url_message_stream_is_one_data_line_per_stream_respo
         .collect();
     let task = &data[0]["task"];
     let (task_id, context_id) = common::ids(task);
+    // Each frame: its data line, then the id a client resumes after (`Last-Event-ID`).
+    for (at, lines) in frames.iter().enumerate() {
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[1], format!("id: {task_id}:1.{at}"), "{lines:?}");
+    }
     let message = json!({
         "messageId": "rest-stream-1", "contextId": context_id, "taskId": task_id,
         "role": "ROLE_USER", "parts": [{"text": "stream over rest"}],
@@ -439,7 +457,9 @@ async fn streaming_function_url_subscribe_streams_a_working_task_until_it_is_can
     assert_eq!(snapshot["task"]["id"], task_id.as_str(), "{snapshot}");
     assert_eq!(snapshot["task"]["status"]["state"], "TASK_STATE_WORKING");
 
-    let canceled = function.call(&FURL_CANCEL.replace("TASK-ID", &task_id)).await;
+    let canceled = function
+        .call(&FURL_CANCEL.replace("TASK-ID", &task_id))
+        .await;
     assert_eq!(
         canceled.json(200)["status"]["state"],
         "TASK_STATE_CANCELED",
@@ -513,7 +533,10 @@ async fn rest_v1_prod_stage_card_lists_the_http_json_url_with_the_stage() {
     let mut function = Function::echo(&[]);
     let card = function.call(REST_PROD_CARD).await.json(200);
     let url = format!("https://{REST_HOST}/prod/");
-    assert_eq!(card["supportedInterfaces"], echo_card(&url, false)["supportedInterfaces"]);
+    assert_eq!(
+        card["supportedInterfaces"],
+        echo_card(&url, false)["supportedInterfaces"]
+    );
     assert_eq!(
         card["supportedInterfaces"][1],
         json!({"url": format!("https://{REST_HOST}/prod"), "protocolBinding": "HTTP+JSON",
@@ -622,7 +645,9 @@ async fn api_key_refusal_on_a_route_of_the_binding_is_a_401_status_body() {
         json!({"error": {"code": 401, "status": "UNAUTHENTICATED",
                          "message": "Unauthorized: send a valid X-API-Key header"}})
     );
-    let keyed = edited(FURL_SEND, |event| event["headers"]["x-api-key"] = json!(key));
+    let keyed = edited(FURL_SEND, |event| {
+        event["headers"]["x-api-key"] = json!(key)
+    });
     let sent = function.call(&keyed).await.json(200);
     assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
 }

@@ -651,3 +651,27 @@ async fn api_key_refusal_on_a_route_of_the_binding_is_a_401_status_body() {
     let sent = function.call(&keyed).await.json(200);
     assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED");
 }
+
+#[tokio::test]
+async fn public_url_with_a_path_serves_the_routes_below_it() {
+    // A custom domain whose base path `a2a` maps to the API: API Gateway keeps the base
+    // path in the event's `path`, and there is no stage in it.
+    let mut function = Function::echo(&[("A2A_PUBLIC_URL", "https://agents.example.com/a2a/")]);
+    let card = function.call(REST_PROD_CARD).await.json(200);
+    assert_eq!(
+        card["supportedInterfaces"][1],
+        json!({"url": "https://agents.example.com/a2a", "protocolBinding": "HTTP+JSON",
+               "protocolVersion": "1.0"})
+    );
+    let send = edited(REST_PROD_SEND, |event| {
+        event["path"] = json!("/a2a/message:send");
+        event["requestContext"]["path"] = json!("/a2a/message:send");
+        event["headers"]["Host"] = json!("agents.example.com");
+        event["multiValueHeaders"]["Host"] = json!(["agents.example.com"]);
+    });
+    let sent = function.call(&send).await.json(200);
+    assert_eq!(
+        redact(&sent),
+        json!({"task": echo_task(&sent["task"], "rest-prod-1", "rest through the prod stage")})
+    );
+}

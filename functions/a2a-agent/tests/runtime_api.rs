@@ -47,6 +47,8 @@ const FURL_STREAM_SLOW: &str =
     include_str!("../../lambda/tests/fixtures/function_url_stream_slow.json");
 const FURL_REST_STREAM: &str =
     include_str!("../../lambda/tests/fixtures/function_url_rest_stream.json");
+const FURL_REST_SUBSCRIBE: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_rest_subscribe.json");
 const REST_PROD_CARD: &str =
     include_str!("../../lambda/tests/fixtures/apigw_v1_prod_get_card.json");
 
@@ -898,7 +900,8 @@ async fn ignore_stage_in_path_still_advertises_the_stage_in_the_card() {
 }
 
 #[tokio::test]
-async fn streaming_http_json_message_stream_sends_bare_stream_responses() {
+async fn streaming_http_json_stream_sends_bare_stream_responses_and_a_refused_subscribe_its_status()
+{
     let mut api = FakeRuntimeApi::start().await;
     let _function = Function::start(
         &api,
@@ -956,4 +959,28 @@ async fn streaming_http_json_message_stream_sends_bare_stream_responses() {
         status("TASK_STATE_COMPLETED"),
     ]);
     assert_eq!(redact(&Value::Array(events)), expected);
+
+    // Subscribing to the finished task is refused before any event: the prelude carries
+    // the 400, and the body is the google.rpc.Status, not an SSE stream.
+    let mut subscribe: Value = serde_json::from_str(FURL_REST_SUBSCRIBE).unwrap();
+    let path = format!("/tasks/{task_id}:subscribe");
+    subscribe["rawPath"] = json!(path);
+    subscribe["requestContext"]["http"]["path"] = json!(path);
+    let (headers, body, _) = api.call("inv-rest-subscribe", &subscribe.to_string()).await;
+    assert_streaming_headers(&headers);
+    let mut streamed = Streamed::default();
+    streamed.push(&body);
+    let prelude = prelude_without_request_id(streamed.prelude.as_ref().unwrap());
+    assert_eq!(prelude["statusCode"], 400, "{prelude}");
+    assert_eq!(prelude["headers"]["content-type"], "application/json");
+    let refusal: Value = serde_json::from_str(streamed.body()).unwrap();
+    assert_eq!(refusal["error"]["code"], 400, "{refusal}");
+    assert_eq!(
+        refusal["error"]["status"], "FAILED_PRECONDITION",
+        "{refusal}"
+    );
+    assert_eq!(
+        refusal["error"]["details"][0]["reason"], "UNSUPPORTED_OPERATION",
+        "{refusal}"
+    );
 }

@@ -159,6 +159,7 @@ SCENARIOS = {
     "defaults": {},
     "Auth=API_KEY": {"Auth": "API_KEY", "ApiKey": "k" * 16},
     "Tracing=Active": {"Tracing": "Active"},
+    "Bindings=jsonrpc": {"Bindings": "jsonrpc"},
 }
 
 
@@ -314,6 +315,8 @@ def check_env():
             "A2A_STREAMING": "true",  # the URL streams (RESPONSE_STREAM)
             "A2A_TASK_TABLE": {"Ref": "TaskTable"},  # the table is the task store
             "A2A_AUTH": "api-key" if overrides.get("Auth") == "API_KEY" else "none",
+            # The served bindings, as chosen (default both, as the binary's own default).
+            "A2A_BINDINGS": overrides.get("Bindings", "jsonrpc,http+json"),
         }
         if overrides.get("Auth") == "API_KEY":
             required["A2A_API_KEY"] = overrides["ApiKey"]

@@ -1,5 +1,6 @@
 //! `a2a-agent`: the built-in agents as an AWS Lambda function. `A2A_AGENT` picks the agent
-//! (`echo`, the default, or `conformance`); everything else is `a2a_lambda`'s configuration.
+//! (`echo`, the default, or `conformance`); everything else is `a2a_lambda`'s configuration
+//! (`A2A_BINDINGS` among it: JSON-RPC and HTTP+JSON unless told otherwise).
 
 use a2a_server::agents::BuiltIn;
 

@@ -45,6 +45,10 @@ const FURL_UNKNOWN_METHOD: &str =
 const FURL_STREAM: &str = include_str!("../../lambda/tests/fixtures/function_url_stream_v0_3.json");
 const FURL_STREAM_SLOW: &str =
     include_str!("../../lambda/tests/fixtures/function_url_stream_slow.json");
+const FURL_REST_STREAM: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_rest_stream.json");
+const FURL_REST_SUBSCRIBE: &str =
+    include_str!("../../lambda/tests/fixtures/function_url_rest_subscribe.json");
 const REST_PROD_CARD: &str =
     include_str!("../../lambda/tests/fixtures/apigw_v1_prod_get_card.json");
 
@@ -892,5 +896,91 @@ async fn ignore_stage_in_path_still_advertises_the_stage_in_the_card() {
     assert_eq!(
         card["url"],
         "https://k9l8m7n6o5.execute-api.us-east-1.amazonaws.com/prod/"
+    );
+}
+
+#[tokio::test]
+async fn streaming_http_json_stream_sends_bare_stream_responses_and_a_refused_subscribe_its_status()
+{
+    let mut api = FakeRuntimeApi::start().await;
+    let _function = Function::start(
+        &api,
+        &[("A2A_STREAMING", "true"), ("A2A_AGENT", "conformance")],
+    );
+    // `POST /message:stream` of the HTTP+JSON binding, through the RESPONSE_STREAM URL.
+    let mut event: Value = serde_json::from_str(FURL_REST_STREAM).unwrap();
+    event["body"] = json!(
+        json!({"message": {"messageId": "tck-stream-1", "role": "ROLE_USER",
+                           "parts": [{"text": "stream please"}]}})
+        .to_string()
+    );
+    let (headers, body, _) = api.call("inv-rest-stream", &event.to_string()).await;
+    assert_streaming_headers(&headers);
+    let mut streamed = Streamed::default();
+    streamed.push(&body);
+    assert_eq!(
+        prelude_without_request_id(streamed.prelude.as_ref().unwrap()),
+        sse_prelude()
+    );
+    assert!(
+        streamed.body().ends_with("\n\n") && !streamed.body().contains("jsonrpc"),
+        "whole SSE frames of bare StreamResponses: {:?}",
+        streamed.body()
+    );
+    let events = streamed.events();
+    let (task_id, context_id) = common::ids(&events[0]["task"]);
+    let chunk = |text: &str, more: Value| {
+        let mut update = json!({
+            "taskId": task_id, "contextId": context_id,
+            "artifact": {"artifactId": "stream", "parts": [{"text": text}]},
+        });
+        for (name, value) in more.as_object().unwrap() {
+            update[name] = value.clone();
+        }
+        json!({"artifactUpdate": update})
+    };
+    let status = |state: &str| {
+        json!({"statusUpdate": {"taskId": task_id, "contextId": context_id,
+                                "status": {"state": state, "timestamp": "<timestamp>"}}})
+    };
+    let expected = json!([
+        {"task": {
+            "id": task_id, "contextId": context_id,
+            "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": "<timestamp>"},
+            "history": [{
+                "messageId": "tck-stream-1", "contextId": context_id, "taskId": task_id,
+                "role": "ROLE_USER", "parts": [{"text": "stream please"}],
+            }],
+        }},
+        status("TASK_STATE_WORKING"),
+        chunk("Streaming ", json!({})),
+        chunk("chunk ", json!({"append": true})),
+        chunk("content", json!({"append": true, "lastChunk": true})),
+        status("TASK_STATE_COMPLETED"),
+    ]);
+    assert_eq!(redact(&Value::Array(events)), expected);
+
+    // Subscribing to the finished task is refused before any event: the prelude carries
+    // the 400, and the body is the google.rpc.Status, not an SSE stream.
+    let mut subscribe: Value = serde_json::from_str(FURL_REST_SUBSCRIBE).unwrap();
+    let path = format!("/tasks/{task_id}:subscribe");
+    subscribe["rawPath"] = json!(path);
+    subscribe["requestContext"]["http"]["path"] = json!(path);
+    let (headers, body, _) = api.call("inv-rest-subscribe", &subscribe.to_string()).await;
+    assert_streaming_headers(&headers);
+    let mut streamed = Streamed::default();
+    streamed.push(&body);
+    let prelude = prelude_without_request_id(streamed.prelude.as_ref().unwrap());
+    assert_eq!(prelude["statusCode"], 400, "{prelude}");
+    assert_eq!(prelude["headers"]["content-type"], "application/json");
+    let refusal: Value = serde_json::from_str(streamed.body()).unwrap();
+    assert_eq!(refusal["error"]["code"], 400, "{refusal}");
+    assert_eq!(
+        refusal["error"]["status"], "FAILED_PRECONDITION",
+        "{refusal}"
+    );
+    assert_eq!(
+        refusal["error"]["details"][0]["reason"], "UNSUPPORTED_OPERATION",
+        "{refusal}"
     );
 }

@@ -5,14 +5,15 @@
 //! - **Card URL**: without `A2A_PUBLIC_URL`, the card advertises the URL the request came
 //!   to: its scheme, its host, and the path prefix the function is served under (the
 //!   stage, or `cargo lambda watch`'s `/lambda-url/{function}`).
-//! - **API key**: with `A2A_AUTH=api-key`, JSON-RPC requests need `X-API-Key`; the card
-//!   and `/ping` stay public (discovery and health).
+//! - **API key**: with `A2A_AUTH=api-key`, JSON-RPC and HTTP+JSON requests need
+//!   `X-API-Key`; the card and `/ping` stay public (discovery and health).
 //! - **Caller**: the [`Owner`] of the request's tasks comes from the event's request
 //!   context only (see [`owner`]); a caller's `X-Amzn-Bedrock-AgentCore-Runtime-User-Id`
 //!   header, which names a user in an AgentCore container, is removed.
 
 use std::sync::Arc;
 
+use a2a_core::card::Binding;
 use a2a_server::engine::Engine;
 use a2a_server::http::{CARD_PATH, CardUrl, RouterOptions, router};
 use axum::Router;
@@ -54,13 +55,14 @@ pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_server::layers::Lay
     app = layers.apply(app);
     if let Auth::ApiKey(secret) = &config.auth {
         let secret: Arc<str> = Arc::from(secret.as_str());
+        let rest = config.bindings.serves(Binding::HttpJson);
         // The check sits outside the router, so it gets the router's request id and
         // tracing layers again: a refusal carries the id and is logged.
         app = app
             .layer(middleware::from_fn(
                 move |request: axum::extract::Request, next: Next| {
                     let secret = Arc::clone(&secret);
-                    async move { require_api_key(&secret, request, next).await }
+                    async move { require_api_key(&secret, rest, request, next).await }
                 },
             ))
             .layer(TraceLayer::new_for_http())
@@ -311,8 +313,16 @@ fn is_authority(text: &str) -> bool {
         .all(|byte| byte.is_ascii_alphanumeric() || b".-_:[]".contains(&byte))
 }
 
+/// Lets a request with the right `X-API-Key` (or for the card or `/ping`) through, and
+/// answers the others 401 with a `WWW-Authenticate` challenge (A2A specification v1.0
+/// §3.3.2: reject missing credentials, name the scheme): a JSON-RPC error, or, on a route
+/// of the HTTP+JSON binding when `rest` (it is served), the google.rpc.Status body that
+/// binding's errors have (§11.6), `UNAUTHENTICATED` (the canonical code of HTTP 401,
+/// <https://google.aip.dev/193>) with no ErrorInfo, which §11.6 asks for A2A's own error
+/// types only.
 async fn require_api_key(
     secret: &str,
+    rest: bool,
     mut request: axum::extract::Request,
     next: Next,
 ) -> Response {
@@ -331,7 +341,13 @@ async fn require_api_key(
     if public || valid {
         return next.run(request).await;
     }
-    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send a valid X-API-Key header"}}"#;
+    let rest_route =
+        rest && !a2a_core::rest::routes::allowed_methods(request.uri().path()).is_empty();
+    let body = if rest_route {
+        r#"{"error":{"code":401,"status":"UNAUTHENTICATED","message":"Unauthorized: send a valid X-API-Key header"}}"#
+    } else {
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized: send a valid X-API-Key header"}}"#
+    };
     (
         StatusCode::UNAUTHORIZED,
         [

@@ -1,6 +1,6 @@
 //! Configuration from environment variables, validated at init.
 
-use a2a_core::card::SecurityMechanism;
+use a2a_core::card::{Bindings, SecurityMechanism};
 use a2a_core::error::ErrorProfile;
 use a2a_server::push::target::TargetPolicy;
 
@@ -11,7 +11,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 6 * 1024 * 1024;
 
 /// Every variable the function reads, for documentation and for the template check
 /// (with `A2A_TASK_TABLE` it also reads `AWS_REGION`, which Lambda sets).
-pub const VARIABLES: [&str; 12] = [
+pub const VARIABLES: [&str; 13] = [
     "A2A_PUBLIC_URL",
     "A2A_STREAMING",
     "A2A_TASK_TABLE",
@@ -24,6 +24,7 @@ pub const VARIABLES: [&str; 12] = [
     "A2A_API_KEY",
     "A2A_PUSH_NOTIFICATIONS",
     "A2A_PUSH_ALLOW_PRIVATE",
+    "A2A_BINDINGS",
 ];
 
 /// Longest `A2A_TASK_RETENTION_DAYS`: ten years.
@@ -88,6 +89,12 @@ pub struct Config {
     pub auth: Auth,
     /// `A2A_PUSH_NOTIFICATIONS` and `A2A_PUSH_ALLOW_PRIVATE`.
     pub push: PushSettings,
+    /// `A2A_BINDINGS`: the protocol bindings served, preferred first (`jsonrpc`,
+    /// `http+json`, comma-separated, each once; the container's syntax,
+    /// [`a2a_server::serve::ContainerConfig::bindings`]). Default `jsonrpc,http+json`:
+    /// every front a function sits behind (a Function URL, API Gateway, an ALB) passes
+    /// it any path and method, so both bindings' routes reach it.
+    pub bindings: Bindings,
 }
 
 /// Push notifications: on unless turned off, to public HTTPS webhooks unless told
@@ -204,6 +211,16 @@ impl Config {
             Some(value) => return Err(invalid("A2A_AUTH", value, "one of none, api-key, jwt")),
         };
         let task_table = Self::task_table(&get)?;
+        let bindings = match get("A2A_BINDINGS") {
+            None => Bindings::both(),
+            Some(value) => value.parse().map_err(|_| {
+                invalid(
+                    "A2A_BINDINGS",
+                    &value,
+                    "jsonrpc, http+json or both, comma-separated, each once",
+                )
+            })?,
+        };
         let push = PushSettings {
             enabled: match get("A2A_PUSH_NOTIFICATIONS").as_deref().map(str::trim) {
                 None | Some("on") => true,
@@ -231,6 +248,7 @@ impl Config {
             max_body_bytes,
             auth,
             push,
+            bindings,
         })
     }
 
@@ -392,6 +410,27 @@ mod tests {
                 .to_string(),
             "A2A_PUSH_ALLOW_PRIVATE=\"sometimes\" is not valid: true, false or loopback"
         );
+    }
+
+    #[test]
+    fn bindings_default_to_both_and_are_read_in_order() {
+        use a2a_core::card::Binding;
+        let bindings = |vars: &[(&str, &str)]| config(vars).unwrap().bindings;
+        assert_eq!(bindings(&[]).to_string(), "jsonrpc,http+json");
+        let rest_first = bindings(&[("A2A_BINDINGS", "http+json, jsonrpc")]);
+        assert_eq!(rest_first.preferred(), Binding::HttpJson);
+        assert!(rest_first.serves(Binding::JsonRpc));
+        let only_rpc = bindings(&[("A2A_BINDINGS", "jsonrpc")]);
+        assert!(!only_rpc.serves(Binding::HttpJson));
+        for value in ["grpc", "jsonrpc,jsonrpc", ","] {
+            assert_eq!(
+                config(&[("A2A_BINDINGS", value)]).unwrap_err().to_string(),
+                format!(
+                    "A2A_BINDINGS={value:?} is not valid: jsonrpc, http+json or both, \
+                     comma-separated, each once"
+                ),
+            );
+        }
     }
 
     #[test]

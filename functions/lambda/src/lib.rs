@@ -5,6 +5,22 @@
 //! prefix included) or an ALB. Buffered by default; with `A2A_STREAMING=true` (a Function
 //! URL in `RESPONSE_STREAM` mode) streams answer as server-sent events as they happen.
 //!
+//! Both A2A bindings are served (`A2A_BINDINGS`, [`Config::bindings`]): JSON-RPC on
+//! `POST /`, and HTTP+JSON on the routes of the specification's §11.3 (`POST
+//! /message:send`, `GET /tasks/{id}`, …), each below the prefix the function is reached
+//! under (an API Gateway stage, `cargo lambda watch`'s `/lambda-url/{function}`). Every
+//! front passes the function any method and path (unlike AgentCore Runtime, whose
+//! invocations endpoint reaches a container's `POST /` only); the card lists the HTTP+JSON
+//! interface at the URL the request came to, without its trailing slash. Sources: AWS
+//! Lambda Developer Guide, "Invoking Lambda function URLs"
+//! (<https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html>: the request's
+//! method, `rawPath` and `rawQueryString` in the event); API Gateway Developer Guide, "Set
+//! up a proxy resource with Lambda proxy integration"
+//! (<https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-set-up-lambda-proxy-integration-on-proxy-resource.html>:
+//! `ANY /{proxy+}`); AgentCore Developer Guide, "A2A protocol contract"
+//! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-a2a-protocol-contract.html>:
+//! `POST /` takes JSON-RPC 2.0).
+//!
 //! One call in `main`:
 //!
 //! ```no_run
@@ -251,6 +267,7 @@ impl Lambda {
                 background_work,
             },
         )?;
+        let engine = engine.with_bindings(config.bindings.clone());
         let engine = if config.push.enabled && background_work {
             let webhooks = Webhooks::new(config.push.targets, DeliveryPolicy::default())?;
             engine.with_push(Push::new(push_store, webhooks))

@@ -40,8 +40,11 @@ pub fn echo_card(url: &str, streaming: bool) -> Value {
     json!({
         "name": "Echo Agent",
         "description": "Echoes every message back. The built-in agent of a2a-lambda, for trying clients and hosts.",
+        // Both bindings, the function's default (`A2A_BINDINGS`): HTTP+JSON at the URL
+        // without its trailing slash, where `{url}/message:send` is.
         "supportedInterfaces": [
             {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": url.trim_end_matches('/'), "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
             {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
         ],
         "version": env!("CARGO_PKG_VERSION"),

@@ -25,6 +25,7 @@ impl Emulator {
         public_url: &str,
         processes: Option<Arc<Processes>>,
         webhooks: Arc<front::webhooks::Sinks>,
+        journal: Option<crate::inspector::Journal>,
     ) -> Result<impl front::FrontService, EmulatorError> {
         if let Some(arn) = &self.runtime_arn
             && !front::is_runtime_arn(arn)
@@ -112,7 +113,8 @@ impl Emulator {
                 exclusive: self.exclusive_sessions,
                 max_sessions: self.max_sessions,
             },
-        ));
+        )
+        .watched(journal.clone().map(crate::inspector::SessionWatch::new)));
         sessions::spawn_reaper(&sessions);
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
@@ -139,6 +141,7 @@ impl Emulator {
             max_stream: self.max_stream_duration,
             qualifier: self.qualifier,
             webhooks,
+            journal,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

@@ -104,17 +104,19 @@ impl Emulator {
         };
         // Fail at startup, not at the first invocation, if the container cannot be made.
         let template = backend.template()?;
-        let sessions = Arc::new(Sessions::new(
-            backend,
-            SessionPolicy {
-                idle_timeout: self.idle_timeout,
-                max_lifetime: self.max_lifetime,
-                startup: self.session_startup,
-                exclusive: self.exclusive_sessions,
-                max_sessions: self.max_sessions,
-            },
-        )
-        .watched(journal.clone().map(crate::inspector::SessionWatch::new)));
+        let sessions = Arc::new(
+            Sessions::new(
+                backend,
+                SessionPolicy {
+                    idle_timeout: self.idle_timeout,
+                    max_lifetime: self.max_lifetime,
+                    startup: self.session_startup,
+                    exclusive: self.exclusive_sessions,
+                    max_sessions: self.max_sessions,
+                },
+            )
+            .watched(journal.clone().map(crate::inspector::SessionWatch::new)),
+        );
         sessions::spawn_reaper(&sessions);
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()

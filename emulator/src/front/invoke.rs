@@ -93,6 +93,8 @@ impl Front {
         };
         let max_stream = self.config.max_stream;
         Either::Right(started.then(move |()| {
+            // The session this call started is ready now (for the inspector's journal).
+            entered.note_ready();
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);

@@ -179,9 +179,8 @@ pub fn service(
             None => Either::Right(Either::Left(handle(Arc::clone(&front), request).map(Ok))),
             Some(journal) => {
                 let front = Arc::clone(&front);
-                let recorded = crate::inspector::record(journal, request, |request| {
-                    handle(front, request)
-                });
+                let recorded =
+                    crate::inspector::record(journal, request, |request| handle(front, request));
                 Either::Right(Either::Right(recorded.map(Ok)))
             }
         }

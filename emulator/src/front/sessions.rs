@@ -56,6 +56,8 @@ pub struct Session {
     ended: watch::Sender<bool>,
     /// The inspector's journal and the session's id, when the inspector is on.
     watch: Option<(SessionWatch, Box<str>)>,
+    /// The journal has been told the session is ready.
+    ready_noted: std::sync::atomic::AtomicBool,
 }
 
 /// Why an invocation cannot use its session now.
@@ -111,6 +113,18 @@ impl Session {
     /// longer starting.
     pub(crate) fn is_ready(&self) -> bool {
         Instant::now() >= self.ready_at && !self.container.starting()
+    }
+
+    /// Tells the journal (once, when the inspector is on) that the session is ready, if
+    /// it is.
+    pub(crate) fn note_ready(&self) {
+        if let Some((watch, id)) = &self.watch
+            && !self.ready_noted.load(Ordering::Acquire)
+            && self.is_ready()
+            && !self.ready_noted.swap(true, Ordering::AcqRel)
+        {
+            watch.ready(id);
+        }
     }
 
     /// Whether it has ended.
@@ -271,6 +285,7 @@ impl Sessions {
             in_flight: AtomicUsize::new(0),
             ended: watch::Sender::new(false),
             watch: self.watch.clone().map(|watch| (watch, id.into())),
+            ready_noted: std::sync::atomic::AtomicBool::new(false),
         });
         slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
         tracing::info!(session_id = id, "session started");

@@ -33,7 +33,10 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 fn reply(status: StatusCode, body: &Value) -> Response {
     (
         status,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         body.to_string(),
     )
         .into_response()
@@ -60,11 +63,21 @@ pub(super) fn answer(journal: &Journal, request: &Request, rest: &str) -> Respon
     if method != Method::GET {
         return wrong_method(method, "GET");
     }
-    match rest.split_once('/').map(|(_, path)| path.split_once('/').unwrap_or((path, ""))) {
+    match rest
+        .split_once('/')
+        .map(|(_, path)| path.split_once('/').unwrap_or((path, "")))
+    {
         Some(("invocations", "")) => invocations(journal, query),
-        Some(("invocations", seq)) => match seq.parse::<u64>().ok().and_then(|seq| journal.invocation(seq)) {
+        Some(("invocations", seq)) => match seq
+            .parse::<u64>()
+            .ok()
+            .and_then(|seq| journal.invocation(seq))
+        {
             Some(record) => reply(StatusCode::OK, &record.to_json()),
-            None => refuse(StatusCode::NOT_FOUND, &format!("no invocation {seq} is kept")),
+            None => refuse(
+                StatusCode::NOT_FOUND,
+                &format!("no invocation {seq} is kept"),
+            ),
         },
         Some(("sessions", "")) => {
             let sessions: Vec<Value> = journal.sessions().iter().map(|s| s.to_json()).collect();
@@ -135,7 +148,11 @@ fn invocations(journal: &Journal, query: Option<&str>) -> Response {
     let found = journal.invocations(&filter);
     let skip = limit.map_or(0, |limit| found.len().saturating_sub(limit));
     let next = found.last().map(|record| record.seq);
-    let shown: Vec<Value> = found.iter().skip(skip).map(|record| record.to_json()).collect();
+    let shown: Vec<Value> = found
+        .iter()
+        .skip(skip)
+        .map(|record| record.to_json())
+        .collect();
     reply(
         StatusCode::OK,
         &json!({ "invocations": shown, "dropped": journal.dropped(), "next": next }),
@@ -150,7 +167,9 @@ fn events(journal: &Journal) -> Response {
             Ok(Change::Session(record)) => ("session", record.to_json()),
             Ok(Change::Task(record)) => ("task", record.to_json()),
             // A listener that fell behind is told, and reloads.
-            Err(BroadcastStreamRecvError::Lagged(missed)) => ("lagged", json!({ "missed": missed })),
+            Err(BroadcastStreamRecvError::Lagged(missed)) => {
+                ("lagged", json!({ "missed": missed }))
+            }
         };
         Some(Bytes::from(format!("event: {name}\ndata: {data}\n\n")))
     });
@@ -159,11 +178,14 @@ fn events(journal: &Journal) -> Response {
         tokio::time::sleep(KEEP_ALIVE).await;
         Some((Bytes::from_static(b": keep-alive\n\n"), ()))
     });
-    let merged = futures_util::stream::select(opened.chain(changes), keep_alive)
-        .map(Ok::<_, Infallible>);
+    let merged =
+        futures_util::stream::select(opened.chain(changes), keep_alive).map(Ok::<_, Infallible>);
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
         ],
         Body::from_stream(merged),

@@ -349,21 +349,33 @@ impl Journal {
             let journal = &mut *journal;
             let record = match journal.sessions.get_mut(id) {
                 // A session id used again after its session stopped is a new session.
-                Some(record) if !(state == SessionState::Starting && record.state == SessionState::Stopped) => record,
+                Some(record)
+                    if !(state == SessionState::Starting
+                        && record.state == SessionState::Stopped) =>
+                {
+                    record
+                }
                 _ => {
                     if journal.sessions.remove(id).is_some() {
                         journal.session_order.retain(|kept| kept != id);
                     }
-                    bound(&mut journal.sessions, &mut journal.session_order, self.shared.capacity);
+                    bound(
+                        &mut journal.sessions,
+                        &mut journal.session_order,
+                        self.shared.capacity,
+                    );
                     journal.session_order.push_back(id.to_owned());
-                    journal.sessions.entry(id.to_owned()).or_insert(SessionRecord {
-                        id: id.to_owned(),
-                        state,
-                        started_at: now,
-                        why: None,
-                        invocations: 0,
-                        events: Vec::new(),
-                    })
+                    journal
+                        .sessions
+                        .entry(id.to_owned())
+                        .or_insert(SessionRecord {
+                            id: id.to_owned(),
+                            state,
+                            started_at: now,
+                            why: None,
+                            invocations: 0,
+                            events: Vec::new(),
+                        })
                 }
             };
             record.state = state;
@@ -388,16 +400,23 @@ impl Journal {
             let mut journal = self.lock();
             let journal = &mut *journal;
             if !journal.tasks.contains_key(&seen.id) {
-                bound(&mut journal.tasks, &mut journal.task_order, self.shared.capacity);
+                bound(
+                    &mut journal.tasks,
+                    &mut journal.task_order,
+                    self.shared.capacity,
+                );
                 journal.task_order.push_back(seen.id.clone());
             }
-            let record = journal.tasks.entry(seen.id.clone()).or_insert_with(|| TaskRecord {
-                id: seen.id.clone(),
-                session: session.map(str::to_owned),
-                context_id: None,
-                state: None,
-                timeline: Vec::new(),
-            });
+            let record = journal
+                .tasks
+                .entry(seen.id.clone())
+                .or_insert_with(|| TaskRecord {
+                    id: seen.id.clone(),
+                    session: session.map(str::to_owned),
+                    context_id: None,
+                    state: None,
+                    timeline: Vec::new(),
+                });
             if record.context_id.is_none() {
                 record.context_id = seen.context_id;
             }

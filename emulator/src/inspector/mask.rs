@@ -34,9 +34,16 @@ fn secret_header(name: &str) -> bool {
             | "x-amz-security-token"
             | "x-a2a-notification-token"
     ) || name == a2a_core::agentcore_headers::WORKLOAD_ACCESS_TOKEN_HEADER
-        || ["token", "api-key", "apikey", "secret", "password", "credential"]
-            .iter()
-            .any(|word| name.contains(word))
+        || [
+            "token",
+            "api-key",
+            "apikey",
+            "secret",
+            "password",
+            "credential",
+        ]
+        .iter()
+        .any(|word| name.contains(word))
 }
 
 /// `value` as the journal keeps header `name`: a secret masked (an authorization header
@@ -45,8 +52,8 @@ pub fn header_value(name: &str, value: &str) -> String {
     if !secret_header(name) {
         return value.to_owned();
     }
-    let authorization =
-        name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("proxy-authorization");
+    let authorization = name.eq_ignore_ascii_case("authorization")
+        || name.eq_ignore_ascii_case("proxy-authorization");
     match value.split_once(' ') {
         Some((scheme, _)) if authorization => format!("{scheme} {MASK}"),
         _ => MASK.to_owned(),
@@ -62,9 +69,13 @@ pub fn path_and_query(path: &str, query: Option<&str>) -> String {
         .split('&')
         .map(|pair| {
             let name = pair.split_once('=').map_or(pair, |(name, _)| name);
-            let secret = ["x-amz-signature", "x-amz-credential", "x-amz-security-token"]
-                .iter()
-                .any(|secret| name.eq_ignore_ascii_case(secret));
+            let secret = [
+                "x-amz-signature",
+                "x-amz-credential",
+                "x-amz-security-token",
+            ]
+            .iter()
+            .any(|secret| name.eq_ignore_ascii_case(secret));
             if secret {
                 format!("{name}={MASK}")
             } else {
@@ -132,7 +143,10 @@ mod tests {
 
     #[test]
     fn secret_headers_are_masked_and_the_scheme_kept() {
-        assert_eq!(header_value("Authorization", "Bearer abc.def"), "Bearer ****");
+        assert_eq!(
+            header_value("Authorization", "Bearer abc.def"),
+            "Bearer ****"
+        );
         assert_eq!(
             header_value(
                 "authorization",
@@ -146,14 +160,20 @@ mod tests {
         assert_eq!(header_value("WorkloadAccessToken", "w"), "****");
         assert_eq!(header_value("x-api-key", "k"), "****");
         assert_eq!(header_value("X-Amz-Security-Token", "s"), "****");
-        assert_eq!(header_value("content-type", "application/json"), "application/json");
+        assert_eq!(
+            header_value("content-type", "application/json"),
+            "application/json"
+        );
         assert_eq!(header_value("a2a-version", "1.0"), "1.0");
     }
 
     #[test]
     fn presigned_query_secrets_are_masked() {
         assert_eq!(
-            path_and_query("/runtimes/x/invocations", Some("qualifier=DEFAULT&X-Amz-Signature=ff&X-Amz-Credential=AKIA%2F1")),
+            path_and_query(
+                "/runtimes/x/invocations",
+                Some("qualifier=DEFAULT&X-Amz-Signature=ff&X-Amz-Credential=AKIA%2F1")
+            ),
             "/runtimes/x/invocations?qualifier=DEFAULT&X-Amz-Signature=****&X-Amz-Credential=****"
         );
         assert_eq!(path_and_query("/", None), "/");
@@ -167,7 +187,10 @@ mod tests {
         );
         assert_eq!(body(r#"{"token":"abcd"#), r#"{"token":"****"#);
         // A field that is not a string, or a key named in a value, is left alone.
-        assert_eq!(body(r#"{"token":null,"a":"\"token\""}"#), r#"{"token":null,"a":"\"token\""}"#);
+        assert_eq!(
+            body(r#"{"token":null,"a":"\"token\""}"#),
+            r#"{"token":null,"a":"\"token\""}"#
+        );
         assert_eq!(body("plain text"), "plain text");
     }
 }

@@ -29,11 +29,11 @@ use axum::response::Response;
 pub use api::API_PATH;
 pub use journal::{InvocationFilter, Journal, SESSION_EVENTS, TASK_EVENTS};
 pub use mask::MASK;
-pub use records::{
-    InvocationRecord, RouteKind, SessionEvent, SessionRecord, SessionState, TaskEvent,
-    TaskRecord, TaskStep,
-};
 pub(crate) use recorder::record;
+pub use records::{
+    InvocationRecord, RouteKind, SessionEvent, SessionRecord, SessionState, TaskEvent, TaskRecord,
+    TaskStep,
+};
 pub(crate) use sessions::SessionWatch;
 
 /// Invocations (and sessions, and tasks) the journal keeps by default.

@@ -105,7 +105,10 @@ pub(crate) fn masked(headers: &HeaderMap) -> Vec<(String, String)> {
         .iter()
         .map(|(name, value)| {
             let text = String::from_utf8_lossy(value.as_bytes());
-            (name.as_str().to_owned(), mask::header_value(name.as_str(), &text))
+            (
+                name.as_str().to_owned(),
+                mask::header_value(name.as_str(), &text),
+            )
         })
         .collect()
 }

@@ -25,7 +25,10 @@ pub(crate) fn request(body: &[u8]) -> (Option<String>, Option<String>) {
     let Ok(value) = serde_json::from_slice::<Value>(body) else {
         return (method_by_scan(body), None);
     };
-    let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
+    let method = value
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let params = value.get("params");
     let task = params.and_then(|params| {
         let named = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
@@ -37,8 +40,14 @@ pub(crate) fn request(body: &[u8]) -> (Option<String>, Option<String>) {
         } else {
             None
         };
-        id.or_else(|| named(params.get("message").and_then(|message| message.get("taskId"))))
-            .or_else(|| named(params.get("taskId")))
+        id.or_else(|| {
+            named(
+                params
+                    .get("message")
+                    .and_then(|message| message.get("taskId")),
+            )
+        })
+        .or_else(|| named(params.get("taskId")))
     });
     (method, task)
 }
@@ -47,7 +56,11 @@ pub(crate) fn request(body: &[u8]) -> (Option<String>, Option<String>) {
 fn method_by_scan(body: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(body);
     let after = &text[text.find("\"method\"")? + "\"method\"".len()..];
-    let value = after.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let value = after
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
     let end = value.find('"')?;
     Some(value[..end].to_owned())
 }
@@ -75,7 +88,10 @@ fn task_of(result: &Value) -> Option<TaskSeen> {
     if let Some(task) = result.get("task") {
         return whole_task(task);
     }
-    if let Some(update) = result.get("statusUpdate").or((kind == Some("status-update")).then_some(result)) {
+    if let Some(update) = result
+        .get("statusUpdate")
+        .or((kind == Some("status-update")).then_some(result))
+    {
         return Some(TaskSeen {
             id: text(update.get("taskId"))?,
             context_id: text(update.get("contextId")),
@@ -83,15 +99,25 @@ fn task_of(result: &Value) -> Option<TaskSeen> {
             artifacts: Vec::new(),
         });
     }
-    if let Some(update) = result.get("artifactUpdate").or((kind == Some("artifact-update")).then_some(result)) {
+    if let Some(update) = result
+        .get("artifactUpdate")
+        .or((kind == Some("artifact-update")).then_some(result))
+    {
         return Some(TaskSeen {
             id: text(update.get("taskId"))?,
             context_id: text(update.get("contextId")),
             state: None,
-            artifacts: update.get("artifact").map(artifact_name).into_iter().collect(),
+            artifacts: update
+                .get("artifact")
+                .map(artifact_name)
+                .into_iter()
+                .collect(),
         });
     }
-    if let Some(message) = result.get("message").or((kind == Some("message")).then_some(result)) {
+    if let Some(message) = result
+        .get("message")
+        .or((kind == Some("message")).then_some(result))
+    {
         return Some(TaskSeen {
             id: text(message.get("taskId"))?,
             context_id: text(message.get("contextId")),
@@ -232,7 +258,9 @@ mod tests {
     fn sse_events_are_read_across_chunks_and_line_ends() {
         let mut reader = SseEvents::default();
         let mut events = Vec::new();
-        reader.feed(b"event: x\r\ndata: {\"a\"", |data| events.push(data.to_vec()));
+        reader.feed(b"event: x\r\ndata: {\"a\"", |data| {
+            events.push(data.to_vec())
+        });
         reader.feed(b":1}\r\n\r\ndata: 2\n\n: comment\n\n", |data| {
             events.push(data.to_vec());
         });

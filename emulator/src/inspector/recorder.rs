@@ -22,10 +22,10 @@ use futures_util::FutureExt as _;
 use http_body::{Frame, SizeHint};
 
 use super::journal::Journal;
+use super::mask;
 use super::notes::{self, Notes};
 use super::reading::{self, SseEvents};
 use super::records::{InvocationRecord, RouteKind};
-use super::mask;
 
 /// Serves `request` with `serve`, noting it in `journal`.
 pub(crate) fn record<S, F>(
@@ -201,7 +201,8 @@ impl Recorded {
                 let (code, task) = reading::answer(read);
                 let task_id = task.as_ref().map(|task| task.id.clone());
                 if let Some(task) = task {
-                    self.journal.task_seen(task, self.session.as_deref(), self.seq);
+                    self.journal
+                        .task_seen(task, self.session.as_deref(), self.seq);
                 }
                 (code, task_id)
             }

@@ -25,13 +25,11 @@ impl SessionWatch {
     /// Session `id` was made; its readiness is watched from now on.
     pub(crate) fn started(&self, id: &str, session: &Arc<Session>) {
         self.0.session_event(id, SessionState::Starting, None);
+        session.note_ready();
         if session.is_ready() {
-            self.0.session_event(id, SessionState::Ready, None);
             return;
         }
-        let journal = self.0.clone();
         let session: Weak<Session> = Arc::downgrade(session);
-        let id = id.to_owned();
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(READY_POLL).await;
@@ -43,11 +41,16 @@ impl SessionWatch {
                     return;
                 }
                 if session.is_ready() {
-                    journal.session_event(&id, SessionState::Ready, None);
+                    session.note_ready();
                     return;
                 }
             }
         });
+    }
+
+    /// Session `id` is ready.
+    pub(crate) fn ready(&self, id: &str) {
+        self.0.session_event(id, SessionState::Ready, None);
     }
 
     /// An invocation entered idle session `id`.

@@ -26,10 +26,12 @@ function el(tag, attrs, ...children) {
 
 function time(at) { return at ? at.slice(11, 23) : ""; }
 function short(id) { return id && id.length > 14 ? id.slice(0, 6) + "…" + id.slice(-6) : (id || ""); }
-function stateClass(state) {
-  const plain = String(state || "").toLowerCase().replace(/^task_state_/, "").replace(/_/g, "-");
-  return "state state-" + plain;
+// A state as read at a glance: v1.0's TASK_STATE_WORKING as "working", like v0.3's.
+function plainState(state) {
+  return String(state || "?").toLowerCase().replace(/^task_state_/, "").replace(/_/g, "-");
 }
+function stateClass(state) { return "state state-" + plainState(state); }
+function stateBadge(state) { return el("span", { class: stateClass(state), title: state || "" }, plainState(state)); }
 function codeClass(code) {
   if (code === null || code === undefined) return "";
   return [-32053, -32054].includes(code) ? "code-retry" : "code-err";
@@ -68,7 +70,7 @@ function renderSessions() {
   list.replaceChildren(...[...sessions.values()].reverse().map((s) => el("li", {
     "data-session": s.id, "data-state": s.state, onclick: () => select("session", s.id),
   },
-    el("span", { class: stateClass(s.state) }, s.state), " ",
+    stateBadge(s.state), " ",
     el("span", { class: "why" }, (s.why ? s.why + " · " : "") + s.invocations + " invocations"),
     el("div", { class: "id" }, s.id))));
   document.getElementById("session-count").textContent = sessions.size;
@@ -79,7 +81,7 @@ function renderTasks() {
   list.replaceChildren(...[...tasks.values()].reverse().map((t) => el("li", {
     "data-task": t.id, "data-state": t.state || "", onclick: () => select("task", t.id),
   },
-    el("span", { class: stateClass(t.state) }, t.state || "?"), " ",
+    stateBadge(t.state), " ",
     el("span", { class: "why" }, t.timeline.length + " steps"),
     el("div", { class: "id" }, t.id))));
   document.getElementById("task-count").textContent = tasks.size;
@@ -125,14 +127,14 @@ function renderDetail() {
     if (!s) return;
     title.textContent = "Session " + s.id;
     detail.replaceChildren(el("div", {}, el("h3", {}, "Lifecycle"), el("ul", { class: "timeline" },
-      ...s.events.map((e) => el("li", {}, time(e.at) + " ", el("span", { class: stateClass(e.state) }, e.state), e.why ? " " + e.why : "")))));
+      ...s.events.map((e) => el("li", {}, time(e.at) + " ", stateBadge(e.state), e.why ? " " + e.why : "")))));
   } else {
     const t = tasks.get(selected.key);
     if (!t) return;
     title.textContent = "Task " + t.id;
     detail.replaceChildren(el("div", {}, el("h3", {}, "Timeline (session " + (t.session || "-") + ", context " + (t.contextId || "-") + ")"),
       el("ul", { class: "timeline" }, ...t.timeline.map((step) => el("li", {}, time(step.at) + " ",
-        step.state ? el("span", { class: stateClass(step.state) }, step.state) : "artifact " + step.artifact,
+        step.state ? stateBadge(step.state) : "artifact " + step.artifact,
         " (invocation #" + step.invocation + ")")))));
   }
 }

@@ -117,23 +117,21 @@ fn wrong_method(method: &Method, allow: &'static str) -> Response {
     response
 }
 
-/// A whole-number query parameter, or a 400 naming it.
-fn number<T: std::str::FromStr>(query: Option<&str>, name: &str) -> Result<Option<T>, Response> {
+/// A whole-number query parameter, or why it is not one.
+fn number<T: std::str::FromStr>(query: Option<&str>, name: &str) -> Result<Option<T>, String> {
     match query_param(query, name) {
         None => Ok(None),
-        Some(text) => text.parse().map(Some).map_err(|_| {
-            refuse(
-                StatusCode::BAD_REQUEST,
-                &format!("{name}={text} is not a number"),
-            )
-        }),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name}={text} is not a number")),
     }
 }
 
 /// `GET /_emulator/api/invocations`.
 fn invocations(journal: &Journal, query: Option<&str>) -> Response {
     let filter = (|| {
-        Ok::<_, Response>(InvocationFilter {
+        Ok::<_, String>(InvocationFilter {
             session: query_param(query, "session"),
             method: query_param(query, "method"),
             status: number(query, "status")?,
@@ -143,7 +141,7 @@ fn invocations(journal: &Journal, query: Option<&str>) -> Response {
     })();
     let (filter, limit) = match (filter, number::<usize>(query, "limit")) {
         (Ok(filter), Ok(limit)) => (filter, limit),
-        (Err(refused), _) | (_, Err(refused)) => return refused,
+        (Err(why), _) | (_, Err(why)) => return refuse(StatusCode::BAD_REQUEST, &why),
     };
     let found = journal.invocations(&filter);
     let skip = limit.map_or(0, |limit| found.len().saturating_sub(limit));

@@ -258,7 +258,7 @@ impl Journal {
     /// let emulator = Emulator::new(EchoAgent).start().await?;
     /// reqwest::Client::new()
     ///     .post(emulator.url())
-    ///     .json(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}))
+    ///     .body(r#"{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}"#)
     ///     .send()
     ///     .await?;
     /// let journal = emulator.journal().expect("the inspector is on by default");

@@ -292,7 +292,7 @@ impl Journal {
 
     /// Keeps a new invocation; returns its sequence number.
     pub(crate) fn open(&self, mut record: InvocationRecord) -> u64 {
-        let seq = {
+        let (seq, published) = {
             let mut state = self.lock();
             let seq = state.next;
             state.next += 1;
@@ -304,14 +304,18 @@ impl Journal {
             {
                 session.invocations += 1;
             }
-            state.invocations.push_back(record.clone());
+            // Copied for the feed only while someone listens.
+            let published = (self.shared.feed.receiver_count() > 0).then(|| record.clone());
+            state.invocations.push_back(record);
             if state.invocations.len() > self.shared.capacity {
                 state.invocations.pop_front();
                 state.first += 1;
             }
-            seq
+            (seq, published)
         };
-        self.publish(|| Change::Invocation(Arc::new(record)));
+        if let Some(record) = published {
+            self.publish(|| Change::Invocation(Arc::new(record)));
+        }
         seq
     }
 

@@ -19,14 +19,16 @@
 //! push notification config carries its secrets (A2A v1.0 `PushNotificationConfig.token`,
 //! `AuthenticationInfo.credentials`, specification/a2a.proto).
 
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue};
+
 /// What is stored in place of a secret.
 pub const MASK: &str = "****";
 
-/// Whether header `name` (any case) carries a secret.
+/// Whether header `name` (lowercase, as `HeaderName` keeps it) carries a secret.
 fn secret_header(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
     matches!(
-        name.as_str(),
+        name,
         "authorization"
             | "proxy-authorization"
             | "cookie"
@@ -46,10 +48,10 @@ fn secret_header(name: &str) -> bool {
         .any(|word| name.contains(word))
 }
 
-/// `value` as the journal keeps header `name`: a secret masked (an authorization header
-/// keeps its scheme), anything else as it came.
+/// `value` as the journal keeps header `name` (any case): a secret masked (an
+/// authorization header keeps its scheme), anything else as it came.
 pub fn header_value(name: &str, value: &str) -> String {
-    if !secret_header(name) {
+    if !secret_header(&name.to_ascii_lowercase()) {
         return value.to_owned();
     }
     let authorization = name.eq_ignore_ascii_case("authorization")
@@ -57,6 +59,33 @@ pub fn header_value(name: &str, value: &str) -> String {
     match value.split_once(' ') {
         Some((scheme, _)) if authorization => format!("{scheme} {MASK}"),
         _ => MASK.to_owned(),
+    }
+}
+
+/// `headers` as the journal keeps them: a copy (values are shared, not copied) with every
+/// secret's value masked.
+pub fn headers(headers: &HeaderMap) -> HeaderMap {
+    let mut kept = headers.clone();
+    for (name, value) in &mut kept {
+        if secret_header(name.as_str()) {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            let masked = header_value(name.as_str(), &text);
+            *value = HeaderValue::from_str(&masked).unwrap_or(HeaderValue::from_static(MASK));
+        }
+    }
+    kept
+}
+
+/// A body as the journal keeps it: its secret fields masked (see [`body`]), copied only
+/// when it has some.
+pub fn body_bytes(kept: Bytes) -> Bytes {
+    let has_secret = SECRET_FIELDS
+        .iter()
+        .any(|field| memchr::memmem::find(&kept, field.as_bytes()).is_some());
+    if has_secret {
+        Bytes::from(body(&String::from_utf8_lossy(&kept)))
+    } else {
+        kept
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use axum::body::Bytes;
 use axum::http::HeaderMap;
 use tokio::task::futures::TaskLocalFuture;
 
@@ -26,9 +27,9 @@ pub(crate) struct Notes {
 /// What was noted.
 #[derive(Debug, Default)]
 pub(crate) struct Noted {
-    pub(crate) container_headers: Option<Vec<(String, String)>>,
+    pub(crate) container_headers: Option<HeaderMap>,
     pub(crate) fault: Option<String>,
-    pub(crate) request_body: Option<String>,
+    pub(crate) request_body: Option<Bytes>,
     pub(crate) request_bytes: u64,
     pub(crate) method: Option<String>,
     pub(crate) task_id: Option<String>,
@@ -68,7 +69,7 @@ fn with(note: impl FnOnce(&mut Noted, usize)) {
 
 /// The headers the container receives.
 pub(crate) fn container_headers(headers: &HeaderMap) {
-    with(|noted, _| noted.container_headers = Some(masked(headers)));
+    with(|noted, _| noted.container_headers = Some(mask::headers(headers)));
 }
 
 /// A fault injected (`Throttle`, `latency 200ms`, …); several are joined with `", "`.
@@ -83,32 +84,24 @@ pub(crate) fn fault(fault: &str) {
 }
 
 /// The invocation's payload, as read.
-pub(crate) fn request_body(body: &[u8]) {
+pub(crate) fn request_body(body: &Bytes) {
     with(|noted, keep| {
         let (method, task_id) = reading::request(body);
         noted.method = method;
         noted.task_id = task_id;
         noted.request_bytes = body.len() as u64;
-        noted.request_body = Some(kept_text(body, keep));
+        noted.request_body = Some(kept(body, keep));
     });
 }
 
-/// The first `keep` bytes of `body` as text (lossy UTF-8), secrets masked.
-pub(crate) fn kept_text(body: &[u8], keep: usize) -> String {
-    let kept = &body[..body.len().min(keep)];
-    mask::body(&String::from_utf8_lossy(kept))
-}
-
-/// `headers` as the journal keeps them: lowercase names, values as text, secrets masked.
-pub(crate) fn masked(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            let text = String::from_utf8_lossy(value.as_bytes());
-            (
-                name.as_str().to_owned(),
-                mask::header_value(name.as_str(), &text),
-            )
-        })
-        .collect()
+/// The first `keep` bytes of `body`, secrets masked: shared with the payload when it is
+/// no longer than that (nothing copied), else copied (so that the journal does not hold
+/// a large payload alive).
+pub(crate) fn kept(body: &Bytes, keep: usize) -> Bytes {
+    let kept = if body.len() <= keep {
+        body.clone()
+    } else {
+        Bytes::copy_from_slice(&body[..keep])
+    };
+    mask::body_bytes(kept)
 }

@@ -23,7 +23,7 @@ use http_body::{Frame, SizeHint};
 
 use super::journal::Journal;
 use super::mask;
-use super::notes::{self, Notes};
+use super::notes::Notes;
 use super::reading::{self, SseEvents};
 use super::records::{InvocationRecord, RouteKind};
 
@@ -47,7 +47,7 @@ where
         path: mask::path_and_query(uri.path(), uri.query()),
         http_method: request.method().to_string(),
         version: version(&request),
-        headers: notes::masked(request.headers()),
+        headers: mask::headers(request.headers()),
     };
     let notes = Notes::new(journal.body_bytes());
     let journal = journal.clone();
@@ -76,7 +76,7 @@ struct Asked {
     path: String,
     http_method: String,
     version: String,
-    headers: Vec<(String, String)>,
+    headers: axum::http::HeaderMap,
 }
 
 /// Notes the answer's head, and passes its body through a [`Recorded`].
@@ -108,10 +108,10 @@ fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) 
         fault: noted.fault,
         request_headers: asked.headers,
         container_headers: noted.container_headers,
-        response_headers: notes::masked(&parts.headers),
+        response_headers: mask::headers(&parts.headers),
         request_body: noted.request_body,
         request_bytes: noted.request_bytes,
-        response_body: String::new(),
+        response_body: Bytes::new(),
         response_bytes: 0,
         task_id: noted.task_id,
         stream,
@@ -125,11 +125,12 @@ fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) 
         session,
         arrived: asked.arrived,
         kept: Vec::new(),
+        kept_bytes: 0,
         bytes: 0,
         reader: if stream {
             Reader::Events(SseEvents::default(), None, None)
         } else {
-            Reader::Whole(Vec::new())
+            Reader::Whole(Vec::new(), 0)
         },
         done: false,
     };
@@ -138,8 +139,9 @@ fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) 
 
 /// How an answer is read.
 enum Reader {
-    /// A whole answer's bytes, up to the read limit (past it, not read).
-    Whole(Vec<u8>),
+    /// A whole answer's frames (shared, not copied) and their size, up to the read limit
+    /// (past it, dropped and not read).
+    Whole(Vec<Bytes>, usize),
     /// An SSE answer's events, the first error code and the first task among them.
     Events(SseEvents, Option<i64>, Option<String>),
 }
@@ -151,8 +153,10 @@ struct Recorded {
     seq: u64,
     session: Option<String>,
     arrived: Instant,
-    /// The first bytes (the journal's body size).
-    kept: Vec<u8>,
+    /// The first bytes (the journal's body size): whole frames shared, the one cut short
+    /// copied.
+    kept: Vec<Bytes>,
+    kept_bytes: usize,
     bytes: u64,
     reader: Reader,
     done: bool,
@@ -161,16 +165,23 @@ struct Recorded {
 impl Recorded {
     fn observe(&mut self, data: &Bytes) {
         self.bytes += data.len() as u64;
-        let room = self.journal.body_bytes().saturating_sub(self.kept.len());
-        self.kept.extend_from_slice(&data[..data.len().min(room)]);
+        let room = self.journal.body_bytes().saturating_sub(self.kept_bytes);
+        if room > 0 {
+            let piece = if data.len() <= room {
+                data.clone()
+            } else {
+                Bytes::copy_from_slice(&data[..room])
+            };
+            self.kept_bytes += piece.len();
+            self.kept.push(piece);
+        }
         match &mut self.reader {
-            Reader::Whole(read) => {
-                if read.len() + data.len() <= reading::READ_LIMIT {
-                    read.extend_from_slice(data);
+            Reader::Whole(frames, size) => {
+                *size += data.len();
+                if *size <= reading::READ_LIMIT {
+                    frames.push(data.clone());
                 } else {
-                    // Too large to read: marked by a length past the limit.
-                    read.clear();
-                    read.resize(reading::READ_LIMIT + 1, 0);
+                    frames.clear();
                 }
             }
             Reader::Events(events, first_code, first_task) => {
@@ -197,8 +208,12 @@ impl Recorded {
             return;
         }
         let (code, task_id) = match &mut self.reader {
-            Reader::Whole(read) => {
-                let (code, task) = reading::answer(read);
+            Reader::Whole(frames, size) => {
+                let (code, task) = if *size > reading::READ_LIMIT {
+                    (None, None)
+                } else {
+                    reading::answer(&joined(std::mem::take(frames)))
+                };
                 let task_id = task.as_ref().map(|task| task.id.clone());
                 if let Some(task) = task {
                     self.journal
@@ -209,7 +224,7 @@ impl Recorded {
             Reader::Events(_, code, task_id) => (*code, task_id.take()),
         };
         let latency = self.arrived.elapsed();
-        let body = notes::kept_text(&self.kept, self.kept.len());
+        let body = super::mask::body_bytes(joined(std::mem::take(&mut self.kept)));
         let bytes = self.bytes;
         self.journal.update(self.seq, |record| {
             record.code = code.or(record.code);
@@ -221,6 +236,15 @@ impl Recorded {
             }
             record.done = true;
         });
+    }
+}
+
+/// Frames as one buffer: the frame itself when there is one.
+fn joined(mut frames: Vec<Bytes>) -> Bytes {
+    match frames.len() {
+        0 => Bytes::new(),
+        1 => frames.pop().unwrap_or_default(),
+        _ => Bytes::from(frames.concat()),
     }
 }
 

@@ -3,6 +3,8 @@
 
 use std::time::{Duration, SystemTime};
 
+use axum::body::Bytes;
+use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::front::webhooks::rfc3339_millis;
@@ -69,19 +71,21 @@ pub struct InvocationRecord {
     pub latency: Option<Duration>,
     /// The fault `--fault` injected, if any (`Throttle`, `latency 200ms`, `stream-cut after 2`).
     pub fault: Option<String>,
-    /// The headers as the caller sent them (lowercase names, secrets masked).
-    pub request_headers: Vec<(String, String)>,
+    /// The headers as the caller sent them (secrets masked).
+    pub request_headers: HeaderMap,
     /// The headers the container received (after the allowlist, the platform's own
-    /// added); `None` when the request never reached a container.
-    pub container_headers: Option<Vec<(String, String)>>,
+    /// added; the client calling the container adds `host` and `content-length`); `None`
+    /// when the request never reached a container.
+    pub container_headers: Option<HeaderMap>,
     /// The answer's headers.
-    pub response_headers: Vec<(String, String)>,
-    /// The payload's first bytes (the body size limit), as text, secrets masked.
-    pub request_body: Option<String>,
+    pub response_headers: HeaderMap,
+    /// The payload's first bytes (the journal's body size), secrets masked; `None` when
+    /// the front did not read one.
+    pub request_body: Option<Bytes>,
     /// The payload's size in bytes.
     pub request_bytes: u64,
-    /// The answer's first bytes, as text, secrets masked.
-    pub response_body: String,
+    /// The answer's first bytes, secrets masked.
+    pub response_body: Bytes,
     /// The answer's size in bytes, so far for an open stream.
     pub response_bytes: u64,
     /// The task the invocation named or its answer made.
@@ -95,12 +99,12 @@ pub struct InvocationRecord {
 impl InvocationRecord {
     /// The value of header `name` (any case) as the caller sent it (masked).
     pub fn request_header(&self, name: &str) -> Option<&str> {
-        find(&self.request_headers, name)
+        self.request_headers.get(name)?.to_str().ok()
     }
 
     /// The value of header `name` (any case) as the container received it (masked).
     pub fn container_header(&self, name: &str) -> Option<&str> {
-        find(self.container_headers.as_deref()?, name)
+        self.container_headers.as_ref()?.get(name)?.to_str().ok()
     }
 
     /// How the API shows it.
@@ -120,11 +124,11 @@ impl InvocationRecord {
             "latencyMs": self.latency.map(millis),
             "fault": self.fault,
             "requestHeaders": headers_json(&self.request_headers),
-            "containerHeaders": self.container_headers.as_deref().map(headers_json),
+            "containerHeaders": self.container_headers.as_ref().map(headers_json),
             "responseHeaders": headers_json(&self.response_headers),
-            "requestBody": self.request_body,
+            "requestBody": self.request_body.as_deref().map(String::from_utf8_lossy),
             "requestBytes": self.request_bytes,
-            "responseBody": self.response_body,
+            "responseBody": String::from_utf8_lossy(&self.response_body),
             "responseBytes": self.response_bytes,
             "taskId": self.task_id,
             "stream": self.stream,
@@ -133,29 +137,23 @@ impl InvocationRecord {
     }
 }
 
-fn find<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case(name))
-        .map(|(_, value)| value.as_str())
-}
-
 /// Milliseconds with three decimals.
 fn millis(duration: Duration) -> f64 {
     (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
 /// Headers as a JSON object; a repeated header's values joined with `", "` (RFC 9110 §5.3).
-fn headers_json(headers: &[(String, String)]) -> Value {
+fn headers_json(headers: &HeaderMap) -> Value {
     let mut object = Map::new();
     for (name, value) in headers {
-        match object.get_mut(name) {
+        let value = String::from_utf8_lossy(value.as_bytes());
+        match object.get_mut(name.as_str()) {
             Some(Value::String(joined)) => {
                 joined.push_str(", ");
-                joined.push_str(value);
+                joined.push_str(&value);
             }
             _ => {
-                object.insert(name.clone(), Value::String(value.clone()));
+                object.insert(name.as_str().to_owned(), Value::String(value.into_owned()));
             }
         }
     }

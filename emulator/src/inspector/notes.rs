@@ -94,14 +94,8 @@ pub(crate) fn request_body(body: &Bytes) {
     });
 }
 
-/// The first `keep` bytes of `body`, secrets masked: shared with the payload when it is
-/// no longer than that (nothing copied), else copied (so that the journal does not hold
-/// a large payload alive).
-pub(crate) fn kept(body: &Bytes, keep: usize) -> Bytes {
-    let kept = if body.len() <= keep {
-        body.clone()
-    } else {
-        Bytes::copy_from_slice(&body[..keep])
-    };
-    mask::body_bytes(kept)
+/// The first `keep` bytes of `body`, secrets masked, copied: a payload is often a slice
+/// of the connection's read buffer, which a shared slice would keep alive.
+pub(crate) fn kept(body: &[u8], keep: usize) -> Bytes {
+    mask::body_bytes(Bytes::copy_from_slice(&body[..body.len().min(keep)]))
 }

@@ -153,8 +153,7 @@ struct Recorded {
     seq: u64,
     session: Option<String>,
     arrived: Instant,
-    /// The first bytes (the journal's body size): whole frames shared, the one cut short
-    /// copied.
+    /// The first bytes (the journal's body size), copied.
     kept: Vec<Bytes>,
     kept_bytes: usize,
     bytes: u64,
@@ -167,11 +166,8 @@ impl Recorded {
         self.bytes += data.len() as u64;
         let room = self.journal.body_bytes().saturating_sub(self.kept_bytes);
         if room > 0 {
-            let piece = if data.len() <= room {
-                data.clone()
-            } else {
-                Bytes::copy_from_slice(&data[..room])
-            };
+            // Copied: a frame may be a slice of a larger buffer the journal must not keep.
+            let piece = Bytes::copy_from_slice(&data[..data.len().min(room)]);
             self.kept_bytes += piece.len();
             self.kept.push(piece);
         }

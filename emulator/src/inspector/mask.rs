@@ -7,13 +7,16 @@
 //! `Set-Cookie`, the workload access token AgentCore passes the container
 //! (`WorkloadAccessToken`, AgentCore Developer Guide, "Get workload access token",
 //! <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/get-workload-access-token.html>),
-//! `X-A2A-Notification-Token` (A2A v0.3 §9.5), SigV4's session token `X-Amz-Security-Token`
-//! (AWS General Reference, "Signature Version 4 signing",
-//! <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv.html>), and any header
-//! whose name says it holds a key, token, secret or password (`X-Api-Key`, …).
+//! `X-A2A-Notification-Token` (A2A v0.3 §9.5), SigV4's session token `X-Amz-Security-Token`,
+//! and any header whose name says it holds a key, token, secret or password (`X-Api-Key`, …).
 //!
 //! Masked query parameters: SigV4's presigned `X-Amz-Signature`, `X-Amz-Credential` and
-//! `X-Amz-Security-Token` (same page, "Authentication methods": query string).
+//! `X-Amz-Security-Token`. SigV4 carries its credential scope and signature either in the
+//! `Authorization` header or in those query parameters, and a temporary credential's token
+//! in `X-Amz-Security-Token` (IAM User Guide, "Authentication methods",
+//! <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-authentication-methods.html>;
+//! the common parameters of AWS APIs, e.g.
+//! <https://docs.aws.amazon.com/compute-optimizer/latest/APIReference/CommonParameters.html>).
 //!
 //! Masked JSON fields (in bodies, even truncated ones): `token` and `credentials`, where a
 //! push notification config carries its secrets (A2A v1.0 `PushNotificationConfig.token`,

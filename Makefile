@@ -14,7 +14,7 @@ export RUSTDOCFLAGS := -D warnings
 TOOLS_VENV ?= .venv-tools
 CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 
-.PHONY: help run build test fmt fmt-check lint doc unit examples interop infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
+.PHONY: help run build test fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -25,7 +25,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit examples interop infra-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
+test: fmt-check lint doc unit examples interop browser infra-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -68,6 +68,9 @@ examples: ## Build, lint and test every crate under examples/
 
 interop: ## The official Python and JS A2A clients against the emulator
 	tests/interop/run.sh
+
+browser: ## The emulator's inspector page in headless Chromium (screenshot in target/inspector/)
+	tests/browser/run.sh
 
 bench: ## Criterion benchmarks (parse + convert; one send in-process) and the load benchmark
 	$(CARGO) bench -p a2a-core

@@ -7,7 +7,8 @@ time over the run) and peak RSS (VmHWM). Targets:
 
   ceiling        a minimal axum + serde_json JSON-RPC echo (emulator/examples/jsonrpc_ceiling.rs)
   container      a2a-container, serve(agent): the shared router, no platform front
-  front          the emulator as `make run` starts it (AgentCore front, throttling off)
+  front          the emulator as `make run` starts it (AgentCore front, throttling off,
+                 the inspector's journal on), and again with `--inspector off`
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent,
 and the container's HTTP+JSON binding, POST /message:send, in the same run.
 
@@ -157,7 +158,8 @@ def main():
                               os.path.join(release, "a2a-container")]
 
     targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3")]
-    for label, command in [("container", container), ("front", emulator())]:
+    fronts = [("front", emulator()), ("front, inspector off", emulator("--inspector", "off"))]
+    for label, command in [("container", container), *fronts]:
         for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
             targets.append((f"{label} v{version} {method}", command, version))
         if label == "container":

@@ -240,6 +240,21 @@ pub struct Args {
     /// address, or http on this machine's loopback (the emulator's own webhook sink).
     #[arg(long, env = "A2A_PUSH_ALLOW_PRIVATE")]
     pub push_allow_insecure_targets: bool,
+
+    /// The inspector: a journal of invocations, sessions and tasks (secrets masked), its
+    /// JSON API under /_emulator/api/ and a live page at /_emulator/ (`off`: nothing is
+    /// recorded and those paths answer 404; the webhook sinks stay).
+    #[arg(long, env = "A2A_INSPECTOR", default_value = "on", value_parser = ["on", "off"])]
+    pub inspector: String,
+
+    /// Invocations the inspector's journal keeps (and as many sessions and tasks); the
+    /// oldest are dropped first.
+    #[arg(long, env = "A2A_JOURNAL_SIZE", default_value_t = crate::inspector::DEFAULT_JOURNAL_SIZE)]
+    pub journal_size: usize,
+
+    /// Bytes of each request and answer body the journal keeps.
+    #[arg(long, env = "A2A_JOURNAL_BODY_BYTES", default_value_t = crate::inspector::DEFAULT_JOURNAL_BODY_BYTES)]
+    pub journal_body_bytes: usize,
 }
 
 impl Args {
@@ -376,6 +391,13 @@ impl Args {
         if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
             emulator = emulator.auth(auth);
         }
+        emulator = if self.inspector == "off" {
+            emulator.inspector(false)
+        } else {
+            emulator
+                .journal_size(self.journal_size)
+                .journal_body_bytes(self.journal_body_bytes)
+        };
         Ok(Server(Target::Front(Box::new(emulator))))
     }
 
@@ -480,6 +502,17 @@ impl Started {
     /// base URL, and in parentheses what is served and the card's URL.
     pub fn listening_line(&self) -> &str {
         &self.line
+    }
+
+    /// The line the binary prints after the listening line when the inspector is on:
+    /// `a2a-emulator inspector on {url}/_emulator/`.
+    pub fn inspector_line(&self) -> Option<String> {
+        match &self.serving {
+            Serving::Front { running, .. } => running
+                .inspector_url()
+                .map(|url| format!("a2a-emulator inspector on {url}")),
+            Serving::Container(_) => None,
+        }
     }
 
     /// The bound address.

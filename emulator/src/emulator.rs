@@ -98,6 +98,10 @@ pub struct Emulator {
     qualifier: String,
     /// Where webhooks may point; `None`: push notifications off.
     push_targets: Option<TargetPolicy>,
+    /// The inspector's journal size (invocations kept); `None`: the inspector is off.
+    journal_size: Option<usize>,
+    /// Bytes of each body the journal keeps.
+    journal_body_bytes: usize,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -178,6 +182,8 @@ impl Emulator {
             max_sessions: front::DEFAULT_MAX_SESSIONS,
             qualifier: "DEFAULT".to_owned(),
             push_targets: Some(TargetPolicy::Loopback),
+            journal_size: Some(crate::inspector::DEFAULT_JOURNAL_SIZE),
+            journal_body_bytes: crate::inspector::DEFAULT_JOURNAL_BODY_BYTES,
         }
     }
 
@@ -407,7 +413,16 @@ impl Emulator {
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
         let webhooks = Arc::<crate::front::webhooks::Sinks>::default();
-        let service = self.front(bound, &public_url, processes.clone(), Arc::clone(&webhooks))?;
+        let journal = self
+            .journal_size
+            .map(|size| crate::Journal::new(size, self.journal_body_bytes));
+        let service = self.front(
+            bound,
+            &public_url,
+            processes.clone(),
+            Arc::clone(&webhooks),
+            journal.clone(),
+        )?;
         let (stop, stopped) = watch::channel(false);
         let server = axum::serve(listener, service.into_make_service())
             .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
@@ -420,6 +435,34 @@ impl Emulator {
             task: Some(task),
             processes,
             webhooks,
+            journal,
         })
+    }
+
+    /// Whether the inspector runs (default: yes): the journal of invocations, sessions and
+    /// tasks ([`Running::journal`]), its API under `/_emulator/api/` and the live page at
+    /// `/_emulator/`. Off, the front records nothing and those paths answer 404; the
+    /// webhook sinks (`/_emulator/webhooks/`) are served either way.
+    pub fn inspector(mut self, on: bool) -> Self {
+        self.journal_size = on.then_some(
+            self.journal_size
+                .unwrap_or(crate::inspector::DEFAULT_JOURNAL_SIZE),
+        );
+        self
+    }
+
+    /// How many invocations the journal keeps, and as many sessions and tasks (default
+    /// [`DEFAULT_JOURNAL_SIZE`](crate::inspector::DEFAULT_JOURNAL_SIZE); the oldest are
+    /// dropped first; at least 1). Turns the inspector on.
+    pub fn journal_size(mut self, entries: usize) -> Self {
+        self.journal_size = Some(entries.max(1));
+        self
+    }
+
+    /// How many bytes of each request and answer body the journal keeps (default
+    /// [`DEFAULT_JOURNAL_BODY_BYTES`](crate::inspector::DEFAULT_JOURNAL_BODY_BYTES)).
+    pub fn journal_body_bytes(mut self, bytes: usize) -> Self {
+        self.journal_body_bytes = bytes;
+        self
     }
 }

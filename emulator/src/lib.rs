@@ -30,6 +30,7 @@ pub mod auth_flags;
 pub mod cli;
 mod emulator;
 mod front;
+pub mod inspector;
 mod running;
 
 pub use a2a_core::error::ErrorProfile;
@@ -46,4 +47,5 @@ pub use front::auth::{AuthError, InboundAuth};
 pub use front::is_runtime_arn;
 pub use front::limits::{BadFaultSpec, FaultSpec};
 pub use front::webhooks::WebhookDelivery;
+pub use inspector::{InvocationFilter, InvocationRecord, Journal};
 pub use running::Running;

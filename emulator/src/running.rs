@@ -25,6 +25,8 @@ pub struct Running {
     pub(crate) processes: Option<Arc<Processes>>,
     /// The webhook sinks (`/_emulator/webhooks/`).
     pub(crate) webhooks: Arc<Sinks>,
+    /// The inspector's journal, when it is on.
+    pub(crate) journal: Option<crate::Journal>,
 }
 
 impl Running {
@@ -100,6 +102,20 @@ impl Running {
             }
             self.webhooks.wait(name, since, left).await;
         }
+    }
+
+    /// The inspector's journal of invocations, sessions and tasks (secrets masked), unless
+    /// the inspector is off ([`Emulator::inspector`](crate::Emulator::inspector)): what a
+    /// test reads to assert what its client sent; see [`Journal::wait_for`](crate::Journal::wait_for).
+    pub fn journal(&self) -> Option<&crate::Journal> {
+        self.journal.as_ref()
+    }
+
+    /// The inspector's page, `{url}/_emulator/`, unless the inspector is off.
+    pub fn inspector_url(&self) -> Option<String> {
+        self.journal
+            .as_ref()
+            .map(|_| format!("{}{}", self.url, crate::inspector::PAGE_PATH))
     }
 
     /// Stops accepting, lets in-flight requests finish (within the shutdown grace), then

@@ -9,6 +9,9 @@ use a2a_server::graceful::shutdown_signal;
 pub async fn run(args: &Args) -> Result<(), EmulatorError> {
     let started = args.build()?.start().await?;
     println!("{}", started.listening_line());
+    if let Some(line) = started.inspector_line() {
+        println!("{line}");
+    }
     let front = started.front().is_some();
     if let Some((running, mode)) = started.front() {
         tracing::info!(

@@ -25,6 +25,7 @@ impl Emulator {
         public_url: &str,
         processes: Option<Arc<Processes>>,
         webhooks: Arc<front::webhooks::Sinks>,
+        journal: Option<crate::inspector::Journal>,
     ) -> Result<impl front::FrontService, EmulatorError> {
         if let Some(arn) = &self.runtime_arn
             && !front::is_runtime_arn(arn)
@@ -103,16 +104,19 @@ impl Emulator {
         };
         // Fail at startup, not at the first invocation, if the container cannot be made.
         let template = backend.template()?;
-        let sessions = Arc::new(Sessions::new(
-            backend,
-            SessionPolicy {
-                idle_timeout: self.idle_timeout,
-                max_lifetime: self.max_lifetime,
-                startup: self.session_startup,
-                exclusive: self.exclusive_sessions,
-                max_sessions: self.max_sessions,
-            },
-        ));
+        let sessions = Arc::new(
+            Sessions::new(
+                backend,
+                SessionPolicy {
+                    idle_timeout: self.idle_timeout,
+                    max_lifetime: self.max_lifetime,
+                    startup: self.session_startup,
+                    exclusive: self.exclusive_sessions,
+                    max_sessions: self.max_sessions,
+                },
+            )
+            .watched(journal.clone().map(crate::inspector::SessionWatch::new)),
+        );
         sessions::spawn_reaper(&sessions);
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
@@ -139,6 +143,7 @@ impl Emulator {
             max_stream: self.max_stream_duration,
             qualifier: self.qualifier,
             webhooks,
+            journal,
         };
         front::service(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

@@ -80,6 +80,9 @@ impl Front {
         if let Some(token) = token {
             headers.insert(&workload_token::WORKLOAD_ACCESS_TOKEN, token);
         }
+        if self.config.journal.is_some() {
+            crate::inspector::notes::container_headers(&headers);
+        }
         let timeout = self.config.request_timeout;
         // The invocation that starts a session waits for it (boxed: this is rare), then the
         // call has its full time.
@@ -90,6 +93,8 @@ impl Front {
         };
         let max_stream = self.config.max_stream;
         Either::Right(started.then(move |()| {
+            // The session this call started is ready now (for the inspector's journal).
+            entered.note_ready();
             let call = entered
                 .container
                 .call(method, target, headers, body.clone(), timeout);
@@ -181,6 +186,9 @@ impl Invocation {
                 let refused = platform_error(Refusal::PlatformValidation, Id::Null, &detail);
                 return Either::Left(ready(refused));
             };
+            if front.config.journal.is_some() {
+                crate::inspector::notes::request_body(&body);
+            }
             // The payload is opaque to the platform, as InvokeAgentRuntime's is: a body that
             // is not JSON reaches the container, which answers -32700 as the A2A spec says.
             // Its id is read only when the platform refuses it.
@@ -213,10 +221,17 @@ impl Front {
         body: Bytes,
         session: SessionName,
     ) -> Response {
+        let noting = self.config.journal.is_some();
         if !latency.is_zero() {
+            if noting {
+                crate::inspector::notes::fault(&format!("latency {}ms", latency.as_millis()));
+            }
             tokio::time::sleep(latency).await;
         }
         if let Some(fault) = self.config.faults.as_ref().and_then(FaultInjector::draw) {
+            if noting {
+                crate::inspector::notes::fault(&format!("{fault:?}"));
+            }
             if fault == Fault::AccessDenied {
                 return super::auth::unsigned(headers.get(&super::PLATFORM_REQUEST_ID));
             }
@@ -246,7 +261,12 @@ impl Front {
             .forward(Method::POST, target, headers, body, session)
             .await;
         match cut {
-            Some(events) => super::stream_cut::cut_after(response, events),
+            Some(events) => {
+                if noting {
+                    crate::inspector::notes::fault(&format!("StreamCut after {events} events"));
+                }
+                super::stream_cut::cut_after(response, events)
+            }
             None => response,
         }
     }

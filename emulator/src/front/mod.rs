@@ -24,7 +24,7 @@ pub mod limits;
 pub mod process;
 mod processes;
 mod routes;
-mod runtime;
+pub(crate) mod runtime;
 mod session_name;
 mod session_quota;
 pub use session_quota::DEFAULT_MAX_SESSIONS;
@@ -95,6 +95,8 @@ pub struct FrontConfig {
     pub qualifier: String,
     /// The webhook sinks under `/_emulator/webhooks/`, answered before the front.
     pub webhooks: Arc<webhooks::Sinks>,
+    /// The inspector's journal (`None`: the inspector is off and nothing is recorded).
+    pub journal: Option<crate::inspector::Journal>,
 }
 
 struct Front {
@@ -159,12 +161,29 @@ pub fn service(
         stop_tokens: stop_session::Tokens::default(),
     });
     let sinks = Arc::clone(&front.config.webhooks);
+    let journal = front.config.journal.clone();
     Ok(tower::service_fn(move |request: Request| {
         // The emulator's own paths are the client's side, outside the platform.
         if webhooks::is_emulator_path(request.uri().path()) {
-            return Either::Left(webhooks::serve(&sinks, request).map(Ok));
+            if let Some(journal) = &journal
+                && crate::inspector::is_inspector_path(request.uri().path())
+            {
+                return Either::Left(Either::Left(ready(Ok(crate::inspector::serve(
+                    journal, &request,
+                )))));
+            }
+            return Either::Left(Either::Right(webhooks::serve(&sinks, request).map(Ok)));
         }
-        Either::Right(handle(Arc::clone(&front), request).map(Ok))
+        match &journal {
+            // The inspector off: nothing recorded, the front's future as it is.
+            None => Either::Right(Either::Left(handle(Arc::clone(&front), request).map(Ok))),
+            Some(journal) => {
+                let front = Arc::clone(&front);
+                let recorded =
+                    crate::inspector::record(journal, request, |request| handle(front, request));
+                Either::Right(Either::Right(recorded.map(Ok)))
+            }
+        }
     }))
 }
 

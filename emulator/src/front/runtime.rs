@@ -87,7 +87,7 @@ impl std::fmt::Display for Runtime {
 }
 
 /// The value of the query parameter `name`, percent-decoded; the first if repeated.
-pub(super) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+pub(crate) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     query?
         .split('&')
         .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))

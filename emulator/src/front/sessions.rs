@@ -26,6 +26,7 @@ use a2a_core::card::CardError;
 use tokio::sync::watch;
 
 use super::container::{Backend, Container};
+use crate::inspector::SessionWatch;
 
 /// Session lifecycle settings.
 #[derive(Debug, Clone, Copy)]
@@ -53,6 +54,10 @@ pub struct Session {
     in_flight: AtomicUsize,
     /// Set once the session has ended: its open streams end with it.
     ended: watch::Sender<bool>,
+    /// The inspector's journal and the session's id, when the inspector is on.
+    watch: Option<(SessionWatch, Box<str>)>,
+    /// The journal has been told the session is ready.
+    ready_noted: std::sync::atomic::AtomicBool,
 }
 
 /// Why an invocation cannot use its session now.
@@ -82,8 +87,13 @@ pub struct InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         let session = &self.session;
-        session.in_flight.fetch_sub(1, Ordering::AcqRel);
+        let before = session.in_flight.fetch_sub(1, Ordering::AcqRel);
         session.touch();
+        if before == 1
+            && let Some((watch, id)) = &session.watch
+        {
+            watch.idle(id);
+        }
     }
 }
 
@@ -97,6 +107,29 @@ impl Session {
     /// When its last invocation ended (when it was made, before any).
     fn last_used(&self) -> Instant {
         self.created + Duration::from_nanos(self.last_used.load(Ordering::Acquire))
+    }
+
+    /// Whether it takes invocations: its startup time has passed and its container is no
+    /// longer starting.
+    pub(crate) fn is_ready(&self) -> bool {
+        Instant::now() >= self.ready_at && !self.container.starting()
+    }
+
+    /// Tells the journal (once, when the inspector is on) that the session is ready, if
+    /// it is.
+    pub(crate) fn note_ready(&self) {
+        if let Some((watch, id)) = &self.watch
+            && !self.ready_noted.load(Ordering::Acquire)
+            && self.is_ready()
+            && !self.ready_noted.swap(true, Ordering::AcqRel)
+        {
+            watch.ready(id);
+        }
+    }
+
+    /// Whether it has ended.
+    pub(crate) fn has_ended(&self) -> bool {
+        *self.ended.borrow()
     }
 
     /// Resolves once the session has ended (at once if it has).
@@ -137,6 +170,8 @@ pub struct Sessions {
     backend: Backend,
     policy: SessionPolicy,
     slots: Mutex<HashMap<String, Slot>>,
+    /// The inspector's journal, told of every session's lifecycle (`None`: off).
+    watch: Option<SessionWatch>,
 }
 
 impl Sessions {
@@ -146,6 +181,21 @@ impl Sessions {
             backend,
             policy,
             slots: Mutex::new(HashMap::new()),
+            watch: None,
+        }
+    }
+
+    /// Tells `watch` of every session's lifecycle.
+    pub(crate) fn watched(mut self, watch: Option<SessionWatch>) -> Self {
+        self.watch = watch;
+        self
+    }
+
+    /// Ends the live session in `slot`, telling the journal why.
+    fn end(&self, id: &str, slot: &mut Slot, now: Instant, why: &str) {
+        slot.end(now, self.policy.startup);
+        if let Some(watch) = &self.watch {
+            watch.stopped(id, why);
         }
     }
 
@@ -156,7 +206,11 @@ impl Sessions {
     /// [`Unavailable`] when the session is starting, stopping or (exclusive) busy.
     pub fn enter(&self, id: &str) -> Result<(Arc<Session>, InFlight, Duration), Unavailable> {
         let (session, wait) = self.session(id, true)?;
-        session.in_flight.fetch_add(1, Ordering::AcqRel);
+        if session.in_flight.fetch_add(1, Ordering::AcqRel) == 0
+            && let Some((watch, id)) = &session.watch
+        {
+            watch.busy(id);
+        }
         let mark = InFlight {
             session: Arc::clone(&session),
         };
@@ -187,10 +241,10 @@ impl Sessions {
                     // time at all with the default --session-startup-ms 0) and until its
                     // process is gone.
                     tracing::info!(session_id = id, "session ended (lifetime)");
-                    slot.end(now, startup);
+                    self.end(id, slot, now, "max lifetime");
                 } else if session.container.ended() {
                     tracing::info!(session_id = id, "session ended (its agent process ended)");
-                    slot.end(now, startup);
+                    self.end(id, slot, now, "agent process ended");
                 }
             }
             match slot {
@@ -230,9 +284,14 @@ impl Sessions {
             last_used: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
             ended: watch::Sender::new(false),
+            watch: self.watch.clone().map(|watch| (watch, id.into())),
+            ready_noted: std::sync::atomic::AtomicBool::new(false),
         });
         slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
         tracing::info!(session_id = id, "session started");
+        if let Some(watch) = &self.watch {
+            watch.started(id, &session);
+        }
         Ok((session, startup))
     }
 
@@ -247,7 +306,7 @@ impl Sessions {
         match slots.get_mut(id) {
             Some(slot @ Slot::Live(_)) => {
                 tracing::info!(session_id = id, why, "session ended (stopped)");
-                slot.end(Instant::now(), self.policy.startup);
+                self.end(id, slot, Instant::now(), why);
                 Ok(())
             }
             _ => Err(NoSuchSession(id.to_owned())),
@@ -276,7 +335,17 @@ impl Sessions {
                 if idle || expired || failed {
                     tracing::info!(session_id = id, idle, expired, failed, "session ended");
                     ended += 1;
+                    let why = if failed {
+                        "agent process ended"
+                    } else if expired {
+                        "max lifetime"
+                    } else {
+                        "idle timeout"
+                    };
                     slot.end(now, self.policy.startup);
+                    if let Some(watch) = &self.watch {
+                        watch.stopped(id, why);
+                    }
                 }
                 true
             }

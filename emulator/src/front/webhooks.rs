@@ -28,6 +28,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 pub use delivery::WebhookDelivery;
+pub(crate) use delivery::rfc3339_millis;
 pub use store::{MAX_SINKS, Sinks};
 
 use super::Later;

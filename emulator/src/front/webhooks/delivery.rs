@@ -87,7 +87,7 @@ fn mask(name: &str, value: &str) -> String {
 }
 
 /// `at` in RFC 3339, UTC, with milliseconds: `2026-12-01T18:30:00.123Z`.
-fn rfc3339_millis(at: SystemTime) -> String {
+pub(crate) fn rfc3339_millis(at: SystemTime) -> String {
     let format =
         format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
     OffsetDateTime::from(at)

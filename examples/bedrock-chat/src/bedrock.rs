@@ -182,14 +182,31 @@ fn call_error(
     }
 }
 
-/// An exception event in the middle of the answer.
+/// An exception event in the middle of the answer. Its frame names the exception in a
+/// header (`:exception-type`) rather than in the error's code, so the name is the variant's.
 fn stream_error<R: std::fmt::Debug>(error: &SdkError<ConverseStreamOutputError, R>) -> ModelError {
-    let detail = detail(error);
-    match error.as_service_error() {
-        Some(ConverseStreamOutputError::ThrottlingException(_)) => ModelError::Throttled(detail),
-        Some(ConverseStreamOutputError::ValidationException(_)) => ModelError::Invalid(detail),
-        Some(_) | None => ModelError::Unavailable(detail),
-    }
+    let Some(service) = error.as_service_error() else {
+        return ModelError::Unavailable(detail(error));
+    };
+    let (name, kind): (&str, fn(String) -> ModelError) = match service {
+        ConverseStreamOutputError::ThrottlingException(_) => {
+            ("ThrottlingException", ModelError::Throttled)
+        }
+        ConverseStreamOutputError::ValidationException(_) => {
+            ("ValidationException", ModelError::Invalid)
+        }
+        ConverseStreamOutputError::ModelStreamErrorException(_) => {
+            ("ModelStreamErrorException", ModelError::Unavailable)
+        }
+        ConverseStreamOutputError::ServiceUnavailableException(_) => {
+            ("ServiceUnavailableException", ModelError::Unavailable)
+        }
+        ConverseStreamOutputError::InternalServerException(_) => {
+            ("InternalServerException", ModelError::Unavailable)
+        }
+        other => (other.code().unwrap_or("unknown"), ModelError::Unavailable),
+    };
+    kind(format!("{name}: {}", service.message().unwrap_or("no message")))
 }
 
 /// What the logs get: the exception's code and message, or the SDK's description.

@@ -206,7 +206,10 @@ fn stream_error<R: std::fmt::Debug>(error: &SdkError<ConverseStreamOutputError, 
         }
         other => (other.code().unwrap_or("unknown"), ModelError::Unavailable),
     };
-    kind(format!("{name}: {}", service.message().unwrap_or("no message")))
+    kind(format!(
+        "{name}: {}",
+        service.message().unwrap_or("no message")
+    ))
 }
 
 /// What the logs get: the exception's code and message, or the SDK's description.

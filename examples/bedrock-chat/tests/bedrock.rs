@@ -31,10 +31,19 @@ fn model(server: &MockServer) -> BedrockModel {
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(server.uri())
-        .credentials_provider(Credentials::new("AKIDTEST", "test-secret", None, None, "test"))
+        .credentials_provider(Credentials::new(
+            "AKIDTEST",
+            "test-secret",
+            None,
+            None,
+            "test",
+        ))
         .retry_config(RetryConfig::disabled())
         .build();
-    BedrockModel::with_client(aws_sdk_bedrockruntime::Client::from_conf(config), &settings())
+    BedrockModel::with_client(
+        aws_sdk_bedrockruntime::Client::from_conf(config),
+        &settings(),
+    )
 }
 
 async fn collect(model: &BedrockModel, turns: Vec<Turn>) -> Result<Vec<ReplyEvent>, ModelError> {
@@ -49,8 +58,12 @@ async fn collect(model: &BedrockModel, turns: Vec<Turn>) -> Result<Vec<ReplyEven
 #[tokio::test]
 async fn the_answer_stream_becomes_text_stop_and_usage() {
     let server = MockServer::start().await;
-    support::mount(&server, support::streaming(support::answer(&["Hel", "lo!"], 21, 4)), None)
-        .await;
+    support::mount(
+        &server,
+        support::streaming(support::answer(&["Hel", "lo!"], 21, 4)),
+        None,
+    )
+    .await;
     let turns = vec![
         Turn::new(Speaker::User, "Hi"),
         Turn::new(Speaker::Assistant, "Hello."),
@@ -77,8 +90,16 @@ async fn the_answer_stream_becomes_text_stop_and_usage() {
     let [request] = requests.as_slice() else {
         panic!("{} requests", requests.len());
     };
-    assert_eq!(request.url.path(), "/model/amazon.nova-micro-v1%3A0/converse-stream");
-    let authorization = request.headers.get("authorization").unwrap().to_str().unwrap();
+    assert_eq!(
+        request.url.path(),
+        "/model/amazon.nova-micro-v1%3A0/converse-stream"
+    );
+    let authorization = request
+        .headers
+        .get("authorization")
+        .unwrap()
+        .to_str()
+        .unwrap();
     assert!(
         authorization.starts_with("AWS4-HMAC-SHA256 Credential=AKIDTEST/")
             && authorization.contains("/us-east-1/bedrock/aws4_request"),
@@ -103,12 +124,29 @@ async fn the_answer_stream_becomes_text_stop_and_usage() {
 async fn bedrock_errors_become_model_errors_with_a_message_for_the_user() {
     let server = MockServer::start().await;
     let cases = [
-        (429, "ThrottlingException", "Too many requests, please wait before trying again."),
-        (400, "ValidationException", "Input is too long for requested model."),
-        (403, "AccessDeniedException", "You don't have access to the model with the specified model ID."),
+        (
+            429,
+            "ThrottlingException",
+            "Too many requests, please wait before trying again.",
+        ),
+        (
+            400,
+            "ValidationException",
+            "Input is too long for requested model.",
+        ),
+        (
+            403,
+            "AccessDeniedException",
+            "You don't have access to the model with the specified model ID.",
+        ),
     ];
     for (status, error_type, message) in cases {
-        support::mount(&server, support::error(status, error_type, message), Some(1)).await;
+        support::mount(
+            &server,
+            support::error(status, error_type, message),
+            Some(1),
+        )
+        .await;
     }
     let model = model(&server);
     let mut errors = Vec::new();
@@ -157,11 +195,20 @@ async fn an_exception_in_the_stream_ends_it_with_an_error() {
         "contentBlockDelta",
         &json!({"contentBlockIndex": 0, "delta": {"text": "Partial"}}),
     ));
-    frames.extend(support::exception("throttlingException", "Too many tokens per minute."));
+    frames.extend(support::exception(
+        "throttlingException",
+        "Too many tokens per minute.",
+    ));
     support::mount(&server, support::streaming(frames), None).await;
 
-    let mut reply = model(&server).answer(vec![Turn::new(Speaker::User, "Hi")]).await.unwrap();
-    assert_eq!(reply.next().await, Some(Ok(ReplyEvent::Text("Partial".into()))));
+    let mut reply = model(&server)
+        .answer(vec![Turn::new(Speaker::User, "Hi")])
+        .await
+        .unwrap();
+    assert_eq!(
+        reply.next().await,
+        Some(Ok(ReplyEvent::Text("Partial".into())))
+    );
     assert_eq!(
         reply.next().await,
         Some(Err(ModelError::Throttled(

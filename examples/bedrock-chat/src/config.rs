@@ -40,7 +40,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
 ];
 
 /// Bedrock's limits on the inference parameters: `temperature` from 0 to 1
-/// (<https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InferenceConfiguration.html>),
+/// (<https://docs.aws.amazon.com/bedrock/latest/APIReference/API_InferenceConfiguration.html>),
 /// `maxTokens` at least 1.
 const TEMPERATURE_RANGE: std::ops::RangeInclusive<f32> = 0.0..=1.0;
 
@@ -295,5 +295,74 @@ impl ChatConfig {
             card,
             idle_timeout,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(variables: &[(&str, &str)]) -> Result<ChatConfig, String> {
+        ChatConfig::from_lookup(|name| {
+            variables
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        })
+        .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn each_unusable_variable_is_named_with_what_it_must_hold() {
+        let base = [("BEDROCK_MODEL_ID", "m.x"), ("AWS_REGION", "us-east-1")];
+        let with = |extra: (&'static str, &'static str)| {
+            let mut variables = base.to_vec();
+            variables.insert(0, extra);
+            read(&variables).unwrap_err()
+        };
+        assert_eq!(
+            read(&[("BEDROCK_MODEL_ID", "m.x")]).unwrap_err(),
+            "BEDROCK_REGION is required: an AWS Region such as us-east-1 (or set AWS_REGION)"
+        );
+        assert_eq!(
+            with(("BEDROCK_TEMPERATURE", "1.5")),
+            "BEDROCK_TEMPERATURE=\"1.5\" is not valid: expected a number from 0 to 1"
+        );
+        assert_eq!(
+            with(("BEDROCK_MAX_TOKENS", "0")),
+            "BEDROCK_MAX_TOKENS=\"0\" is not valid: expected a whole number, 1 or more"
+        );
+        assert_eq!(
+            with(("BEDROCK_REGION", "US East")),
+            "BEDROCK_REGION=\"US East\" is not valid: expected an AWS Region such as us-east-1"
+        );
+        assert!(with(("CHAT_SKILLS", "[]")).starts_with("CHAT_SKILLS=\"[]\" is not valid"));
+        assert!(with(("BEDROCK_ENDPOINT_URL", "localhost:1")).starts_with("BEDROCK_ENDPOINT_URL="));
+    }
+
+    #[test]
+    fn settings_are_read_and_the_region_falls_back_to_aws_region() {
+        let config = read(&[
+            ("BEDROCK_MODEL_ID", " amazon.nova-micro-v1:0 "),
+            ("AWS_REGION", "eu-west-3"),
+            ("BEDROCK_SYSTEM_PROMPT", "Be brief."),
+            ("BEDROCK_MAX_TOKENS", "300"),
+            ("BEDROCK_TEMPERATURE", "0.25"),
+            ("BEDROCK_IDLE_TIMEOUT_SECONDS", "5"),
+        ])
+        .unwrap();
+        assert_eq!(
+            config.model,
+            ModelSettings {
+                model_id: "amazon.nova-micro-v1:0".to_owned(),
+                region: "eu-west-3".to_owned(),
+                system_prompt: Some("Be brief.".to_owned()),
+                max_tokens: 300,
+                temperature: Some(0.25),
+                endpoint_url: None,
+            }
+        );
+        assert_eq!(config.idle_timeout, Duration::from_secs(5));
+        assert_eq!(config.card, CardSettings::default());
     }
 }

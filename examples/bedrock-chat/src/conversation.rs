@@ -1,12 +1,13 @@
 //! The conversation the model is sent: the context's earlier tasks, then the task's own
 //! history, then the new message, as Converse turns.
 //!
-//! Converse takes turns that start with the user's and alternate user and assistant; a
-//! conversation that starts with an assistant turn is refused as a `ValidationException`
-//! (<https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html>,
-//! <https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-call.html>).
-//! So adjacent messages of one side are joined, and what comes before the first user turn
-//! is dropped.
+//! Converse takes the conversation as `messages`, each with a `user` or `assistant` role
+//! (<https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-call.html>).
+//! One that opens with an assistant message is refused by models such as Amazon Nova with a
+//! `ValidationException`, "A conversation must start with a user message" (reported in
+//! <https://github.com/deepgram/deepgram-python-sdk/issues/760>), and chat models expect the
+//! roles to alternate. So adjacent messages of one side are joined, and what comes before
+//! the first user turn is dropped.
 
 use a2a_server::model::{Message, Role, Task};
 

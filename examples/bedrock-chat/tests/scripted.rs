@@ -265,6 +265,8 @@ async fn canceling_the_task_closes_the_model_stream() {
         .await
         .expect("the model stream was not closed within 10 s")
         .unwrap_err();
+    let after = client.get_task(&task_id, None).await.unwrap();
+    assert_eq!(after.status.state, TaskState::Canceled);
     emulator.shutdown().await.unwrap();
 }
 

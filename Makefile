@@ -122,7 +122,7 @@ $(INFRA_STAMP):
 
 infra-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Check infra/ offline (no AWS needed)
 	$(CARGO) build -q --workspace --bins --examples
-	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" $(TOOLS_VENV)/bin/python infra/check.py template env dockerfile policy deploy bedrock-chat
 
 package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_64) with cargo lambda and check it
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --profile lambda-release --x86-64 -p a2a-agent

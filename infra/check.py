@@ -15,6 +15,10 @@ Sections:
   bootstrap   target/lambda/a2a-agent/bootstrap (from `cargo lambda build --profile lambda-release`, `make package`)
   deploy      infra/deploy-lambda.sh --dry (cargo lambda deploy --dry; packages the
               cargo-lambda bootstrap if built, else target/debug/a2a-agent)
+  bedrock-chat  infra/bedrock-chat/ (the examples/bedrock-chat agent): cfn-lint of its
+              template and SAM's output, its role (the task store, its logs, and
+              ConverseStream on the one model), its variables against the example's, the
+              Dockerfile (hadolint, the AgentCore rules) and the AgentCore role policy
 
 template and env need cfn-lint and aws-sam-translator (.venv-tools); dockerfile needs
 hadolint, deploy needs cargo-lambda (all in .venv-tools). Ends with "N passed, N failed".
@@ -431,6 +435,136 @@ def check_deploy():
           "and the card URL is printed", lines)
 
 
+# --- infra/bedrock-chat: the examples/bedrock-chat agent -----------------------------------
+
+BEDROCK_CHAT = ROOT / "examples" / "bedrock-chat"
+BEDROCK_INFRA = ROOT / "infra" / "bedrock-chat"
+# ConverseStream is authorized as InvokeModelWithResponseStream (Bedrock API Reference,
+# ConverseStream), on the model's ARN (arn:aws:bedrock:REGION::foundation-model/ID).
+MODEL_ACTION = "bedrock:InvokeModelWithResponseStream"
+MODEL_ARN = {"Fn::Sub": "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${ModelId}"}
+
+
+def bedrock_chat_variables():
+    """The names the example reads (VARIABLES in examples/bedrock-chat/src/config.rs) and
+    the Lambda host's (functions/lambda/src/config.rs)."""
+    source = (BEDROCK_CHAT / "src" / "config.rs").read_text()
+    body = re.search(r"pub const VARIABLES: &\[\(&str, &str\)\] = &\[(.*?)\n\];", source, re.S)
+    if not body:
+        sys.exit("VARIABLES not found in examples/bedrock-chat/src/config.rs")
+    names = set(re.findall(r'\(\s*"([A-Z0-9_]+)"', body.group(1)))
+    return names, binary_variables() - {"A2A_AGENT"}
+
+
+def check_bedrock_chat():
+    path = BEDROCK_INFRA / "template.yaml"
+    lint(path, "of infra/bedrock-chat/template.yaml")
+    from cfnlint.decode import cfn_yaml
+    template = cfn_yaml.load(str(path))
+    import boto3
+    from samtranslator.parser.parser import Parser
+    from samtranslator.translator.translator import Translator
+    sam = json.loads(json.dumps(template))
+    sam["Resources"]["BedrockChat"]["Properties"]["CodeUri"] = "s3://bucket/bedrock-chat.zip"
+    translator = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
+    cfn = translator.translate(sam, parameter_values={}, get_managed_policy_map=dict)
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as transformed:
+        json.dump(cfn, transformed)
+        transformed.flush()
+        lint(transformed.name, "of SAM's output for infra/bedrock-chat")
+
+    chat_names, host_names = bedrock_chat_variables()
+    check({"BEDROCK_MODEL_ID", "BEDROCK_SYSTEM_PROMPT", "BEDROCK_MAX_TOKENS", "BEDROCK_TEMPERATURE"}
+          <= chat_names, "bedrock-chat: VARIABLES found in the example's config.rs", str(chat_names))
+    store_actions, index, _ = store_facts()
+    scenarios = {
+        "defaults": {"ModelId": "amazon.nova-micro-v1:0"},
+        "prompt and temperature": {"ModelId": "amazon.nova-micro-v1:0",
+                                   "SystemPrompt": "Be brief.", "Temperature": "0.2"},
+    }
+    for scenario, overrides in scenarios.items():
+        resources = deployed(template, overrides)
+        fn = resources["BedrockChat"]["Properties"]
+        env = fn["Environment"]["Variables"]
+        known = chat_names | host_names
+        check(set(env) <= known, f"bedrock-chat {scenario}: only variables the binary reads",
+              f"unknown: {sorted(set(env) - known)}")
+        required = {"BEDROCK_MODEL_ID": overrides["ModelId"], "A2A_STREAMING": "true",
+                    "A2A_TASK_TABLE": {"Ref": "TaskTable"}}
+        for name, parameter in (("BEDROCK_SYSTEM_PROMPT", "SystemPrompt"),
+                                ("BEDROCK_TEMPERATURE", "Temperature")):
+            if overrides.get(parameter):
+                required[name] = overrides[parameter]
+        missing = {k: v for k, v in required.items() if env.get(k) != v}
+        check(not missing, f"bedrock-chat {scenario}: the model, streaming and the task table",
+              f"wrong or missing: {missing} in {env}")
+        check(("BEDROCK_TEMPERATURE" in env) == bool(overrides.get("Temperature")),
+              f"bedrock-chat {scenario}: no temperature unless given (the model's default)")
+
+        actions, model_statements = set(), []
+        for statement, allowed in statements(resources["FunctionRole"]):
+            check(statement["Effect"] == "Allow" and "*" not in allowed,
+                  f"bedrock-chat {scenario}: {statement.get('Sid')}: no wildcard action")
+            actions |= allowed
+            if any(a.startswith("bedrock:") for a in allowed):
+                model_statements.append((allowed, statement["Resource"]))
+            if any(a.startswith("dynamodb:") for a in allowed):
+                on_index = statement["Resource"] == {"Fn::Sub": f"${{TaskTable.Arn}}/index/{index}"}
+                on_table = statement["Resource"] == {"Fn::GetAtt": ["TaskTable", "Arn"]}
+                check(on_index or on_table, f"bedrock-chat {scenario}: DynamoDB on the table or its index only")
+        check(model_statements == [({MODEL_ACTION}, MODEL_ARN)],
+              f"bedrock-chat {scenario}: {MODEL_ACTION} on the configured model only", str(model_statements))
+        expected = {"logs:CreateLogStream", "logs:PutLogEvents", MODEL_ACTION} | store_actions
+        check(actions == expected, f"bedrock-chat {scenario}: the role's actions are exactly {sorted(expected)}",
+              f"extra {sorted(actions - expected)}, missing {sorted(expected - actions)}")
+        check(fn.get("Role") == {"Fn::GetAtt": ["FunctionRole", "Arn"]} and "Policies" not in fn,
+              f"bedrock-chat {scenario}: the function has this role and no other policy")
+
+    fn = template["Resources"]["BedrockChat"]
+    props = fn["Properties"]
+    package = tomllib.loads((BEDROCK_CHAT / "Cargo.toml").read_text())
+    check(fn["Metadata"] == {"BuildMethod": "rust-cargolambda",
+                             "BuildProperties": {"Binary": package["package"]["name"]}}
+          and (path.parent / props["CodeUri"]).resolve() == BEDROCK_CHAT.resolve(),
+          "bedrock-chat: built by rust-cargolambda from the example crate, as its binary")
+    check(props["Runtime"] == "provided.al2023" and props["Architectures"] == ["arm64"]
+          and props["Handler"] == "bootstrap", "bedrock-chat: provided.al2023, arm64, bootstrap")
+    made = deployed(cfn, {"ModelId": "amazon.nova-micro-v1:0"})
+    urls = [r["Properties"] for r in made.values() if r["Type"] == "AWS::Lambda::Url"]
+    check([(u.get("AuthType"), u.get("InvokeMode")) for u in urls] == [("AWS_IAM", "RESPONSE_STREAM")],
+          "bedrock-chat: one Function URL, SigV4 (AWS_IAM), RESPONSE_STREAM", str(urls))
+    check(not any(r["Type"] == "AWS::Lambda::Permission" for r in made.values()),
+          "bedrock-chat: no grant to anyone")
+    deploy_env = set(package["package"]["metadata"]["lambda"]["deploy"].get("env", {}))
+    check(deploy_env <= chat_names | host_names | {"RUST_LOG"},
+          "bedrock-chat: Cargo.toml's deploy env sets only variables the binary reads")
+
+    dockerfile = BEDROCK_INFRA / "Dockerfile"
+    run = subprocess.run([tool("hadolint"), "--no-color", "-t", "style", str(dockerfile)],
+                         capture_output=True, text=True)
+    check(run.returncode == 0 and not run.stdout.strip(), "bedrock-chat: hadolint: no finding",
+          run.stdout + run.stderr)
+    text = dockerfile.read_text()
+    froms = re.findall(r"^FROM (.*)$", text, re.M)
+    check(len(froms) >= 2 and all(f.startswith("--platform=linux/arm64 ") for f in froms),
+          "bedrock-chat: multi-stage, every stage --platform=linux/arm64")
+    final = text[text.rindex("\nFROM "):]
+    check(re.search(r"^USER [1-9]\d*:[1-9]\d*$", final, re.M) is not None
+          and "\nEXPOSE 9000\n" in final and "A2A_LOG_FORMAT=json" in final,
+          "bedrock-chat: the final stage runs as a numeric non-root user, exposes 9000, JSON logs")
+    check('ENTRYPOINT ["/usr/local/bin/bedrock-chat"]' in final
+          and "--manifest-path examples/bedrock-chat/Cargo.toml" in text and "--locked" in text,
+          "bedrock-chat: the image runs the example's binary, built --locked from its manifest")
+
+    policy = json.loads((BEDROCK_INFRA / "agentcore-role-policy.json").read_text())
+    allowed = [(s["Effect"], s["Action"], s["Resource"]) for s in policy["Statement"]]
+    check(policy["Version"] == "2012-10-17" and len(allowed) == 1
+          and allowed[0][:2] == ("Allow", [MODEL_ACTION])
+          and all(re.fullmatch(r"arn:aws:bedrock:[a-z0-9-]+::foundation-model/[a-z0-9.:-]+", r)
+                  for r in allowed[0][2]),
+          f"bedrock-chat: the AgentCore role policy allows {MODEL_ACTION} on one model only", str(allowed))
+
+
 SECTIONS = {
     "template": check_template,
     "env": check_env,
@@ -438,6 +572,7 @@ SECTIONS = {
     "policy": check_policy,
     "bootstrap": check_bootstrap,
     "deploy": check_deploy,
+    "bedrock-chat": check_bedrock_chat,
 }
 
 if __name__ == "__main__":

@@ -316,11 +316,13 @@ impl Args {
         let grace = Duration::from_secs(self.shutdown_grace_seconds);
         let public_url = self.public_url(&env);
         if self.container_only {
+            // What AgentCore runs passes only JSON-RPC's `POST /` (and the card, `/ping`).
             let mut container = Container::new(self.agent.agent())
                 .address(address)
                 .error_profile(self.error_profile)
                 .max_body_bytes(self.max_body_bytes)
-                .shutdown_grace(grace);
+                .shutdown_grace(grace)
+                .bindings(a2a_core::card::Bindings::default());
             if let Some(url) = public_url {
                 container = container.public_url(url);
             }

@@ -364,6 +364,13 @@ impl Container {
         self
     }
 
+    /// The protocol bindings served, preferred first (default JSON-RPC and HTTP+JSON; a
+    /// container behind AgentCore serves JSON-RPC only, all the platform passes).
+    pub fn bindings(mut self, bindings: Bindings) -> Self {
+        self.config.bindings = bindings;
+        self
+    }
+
     /// Wraps the router in a tower layer of yours (auth, limits), outermost last, as
     /// [`Router::layer`] does.
     pub fn layer(mut self, layer: impl RouterLayer) -> Self {

@@ -11,7 +11,8 @@ if [ ! -x "$chromium" ]; then
     echo "browser: no Chromium at $chromium (on Debian: apt-get install chromium)" >&2
     exit 1
 fi
-(cd "$root" && cargo build -q -p a2a-emulator)
+# The workspace's features, as `cargo test --workspace` builds them (nothing compiled twice).
+(cd "$root" && cargo build -q --workspace --bins --examples)
 target="${CARGO_TARGET_DIR:-$root/target}"
 if [ ! -f "$here/node_modules/.package-lock.json" ] \
     || [ "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]; then

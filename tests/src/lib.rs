@@ -41,7 +41,7 @@ pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
 /// Environment variables the emulator (or its agents) read: cleared for every run so the
 /// tests do not depend on the caller's environment.
-const EMULATOR_ENV: [&str; 35] = [
+const EMULATOR_ENV: [&str; 38] = [
     "A2A_HOST",
     "A2A_PORT",
     "A2A_AGENT",
@@ -77,6 +77,9 @@ const EMULATOR_ENV: [&str; 35] = [
     "NO_COLOR",
     "TOKIO_WORKER_THREADS",
     "A2A_REQUEST_HEADER_ALLOWLIST",
+    "A2A_INSPECTOR",
+    "A2A_JOURNAL_SIZE",
+    "A2A_JOURNAL_BODY_BYTES",
 ];
 
 /// The target directory the tests were built into (`…/target/debug`).

@@ -331,9 +331,8 @@ async fn function_url_wrong_method_is_405_with_allow_and_a_status_body() {
         status_body(
             405,
             "UNIMPLEMENTED",
-            "Request payload validation error: PUT is not allowed on \"/message:send\"; \
-             allowed: POST",
-            "INVALID_REQUEST",
+            "Method not found: PUT is not allowed on \"/message:send\"; allowed: POST",
+            "METHOD_NOT_FOUND",
             json!({"detail": "PUT is not allowed on \"/message:send\"; allowed: POST"}),
         )
     );

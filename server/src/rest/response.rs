@@ -77,12 +77,13 @@ pub(super) fn reply(reply: Reply, media: MediaType) -> Response {
         Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
         Reply::Stream(events) => {
             let events = events.map(|item| {
-                let event = Event::default().data(String::from_utf8_lossy(&item.json));
+                // The event's name first, where readers of the stream look for it.
                 let event = if item.error {
-                    event.event("error")
+                    Event::default().event("error")
                 } else {
-                    event
+                    Event::default()
                 };
+                let event = event.data(String::from_utf8_lossy(&item.json));
                 // `Event::id` refuses (panics on) a line break or NUL: such an id is left out.
                 let id = item
                     .id

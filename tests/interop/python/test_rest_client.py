@@ -89,7 +89,9 @@ async def test_send_get_and_cancel_over_rest():
         ('GET', f'/tasks/{task.id}', '1.0'),
         ('POST', f'/tasks/{task.id}:cancel', '1.0'),
     ]
-    assert wire.calls[3][:2] == ('GET', wire.calls[3][1]) and wire.calls[3][1].startswith('/tasks/no-such-task-')
+    method, path, version = wire.calls[3]
+    assert (method, version) == ('GET', '1.0') and path.startswith('/tasks/no-such-task-')
+    assert len(wire.calls) == 4
 
 
 async def test_stream_over_rest():

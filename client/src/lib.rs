@@ -11,7 +11,7 @@
 //!   `google.rpc.Status` is read back to its JSON-RPC code).
 //! - **Cards**: the card is read from `.well-known/agent-card.json` relative to the base URL
 //!   (so `…/runtimes/{arn}/invocations/` works); v0.3, v1.0 and hybrid cards are read, and
-//!   the JSON-RPC interface in 1.0 is preferred, else 0.3 ([`card`]).
+//!   the interface is chosen as under **Bindings** above ([`card`]).
 //! - **Errors on any status**: a JSON-RPC error body is read whatever the HTTP status
 //!   (AgentCore sends 409, 429, 424… with one) and surfaces as [`Error::Rpc`] with the code,
 //!   message, status and AWS's exception name; a body that is not JSON-RPC (an HTML 413, a

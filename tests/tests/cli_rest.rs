@@ -102,7 +102,10 @@ async fn send_get_and_cancel_over_rest_print_the_wire_and_exit_as_documented() {
     let got = got.json();
     assert_eq!(
         (&got["id"], &got["status"]["state"]),
-        (&Value::from(id.as_str()), &Value::from("TASK_STATE_COMPLETED"))
+        (
+            &Value::from(id.as_str()),
+            &Value::from("TASK_STATE_COMPLETED")
+        )
     );
 
     let cancel = cli(&["cancel", &url, &id]).await;

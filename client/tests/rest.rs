@@ -14,6 +14,9 @@ use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+/// A request as seen on the wire: verb and path, `A2A-Version`, `Accept`, `Content-Type`.
+type Seen<'a> = (String, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
 async fn rest_card(server: &MockServer) {
     let card = json!({
         "name": "rest",
@@ -53,7 +56,7 @@ async fn requests_carry_the_version_accept_and_content_type_headers() {
     assert_eq!(got.status.state, TaskState::Completed);
 
     let requests = server.received_requests().await.unwrap();
-    let calls: Vec<(String, Option<&str>, Option<&str>, Option<&str>)> = requests[1..]
+    let calls: Vec<Seen<'_>> = requests[1..]
         .iter()
         .map(|request| {
             (

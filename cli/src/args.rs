@@ -5,18 +5,20 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod push;
 pub use push::{PushCommand, WebhookCommand};
 
-/// Call an A2A agent (A2A 0.3 or 1.0, JSON-RPC): read its card, send it messages, stream
+/// Call an A2A agent (A2A 0.3 or 1.0 over JSON-RPC, 1.0 over HTTP+JSON): read its card, send it messages, stream
 /// its answers, get, list and cancel its tasks and their push-notification configs, and
 /// receive push notifications (`a2a webhook listen`). Knows AWS Bedrock AgentCore Runtime:
 /// the session header, SigV4, and retries of its throttling and busy-session refusals.
 ///
 /// URL is the agent's base URL; its card is read from `.well-known/agent-card.json` under
 /// it (an AgentCore invocation URL `…/runtimes/{ARN}/invocations/` works as it is, the ARN
-/// escaped or not).
+/// escaped or not). The binding is the card's first one this client speaks (JSON-RPC or
+/// HTTP+JSON), unless --binding says which.
 ///
-/// Exit codes: 0 success; 1 the agent or platform answered with an error (JSON-RPC), or
-/// cannot do what was asked; 2 bad usage or configuration; 3 no usable answer (cannot
-/// connect, an HTTP error without a JSON-RPC body, an invalid response or card, a stream
+/// Exit codes: 0 success; 1 the agent or platform answered with an error (JSON-RPC, or an
+/// HTTP+JSON google.rpc.Status), or cannot do what was asked; 2 bad usage or
+/// configuration; 3 no usable answer (cannot connect, an HTTP error without a JSON-RPC or
+/// google.rpc.Status body, an invalid response or card, a stream
 /// cut short, signing failed); 4 throttled or session busy, after every retry; 5 the task
 /// ended failed, rejected or canceled (`send`, `resubscribe`).
 #[derive(Debug, Parser)]
@@ -132,15 +134,41 @@ pub enum Protocol {
     V1_0,
 }
 
+/// Protocol bindings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BindingArg {
+    /// JSON-RPC 2.0 (A2A 0.3 and 1.0).
+    #[value(name = "jsonrpc")]
+    JsonRpc,
+    /// HTTP+JSON, the REST binding (A2A 1.0).
+    #[value(name = "http+json")]
+    HttpJson,
+}
+
+impl From<BindingArg> for a2a_client::Binding {
+    fn from(binding: BindingArg) -> Self {
+        match binding {
+            BindingArg::JsonRpc => Self::JsonRpc,
+            BindingArg::HttpJson => Self::HttpJson,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct Global {
     /// Speak this version (default: 1.0 if the card offers it, else 0.3).
     #[arg(long, global = true, value_enum)]
     pub protocol: Option<Protocol>,
 
-    /// Post JSON-RPC to URL itself without reading a card (speaks --protocol, default 1.0).
+    /// Post JSON-RPC to URL itself without reading a card (speaks --protocol, default 1.0;
+    /// with --binding http+json, URL is the base of the HTTP+JSON routes).
     #[arg(long, global = true)]
     pub no_card: bool,
+
+    /// Speak this binding (default: the card's first interface this client speaks, in 1.0
+    /// if offered).
+    #[arg(long, global = true, value_enum, value_name = "BINDING")]
+    pub binding: Option<BindingArg>,
 
     /// AgentCore session id (33-256 characters). Default: one id per agent URL and user,
     /// the same on every run, so a `send` and a later `get` reach the same session (tasks

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use a2a_client::model::{self, PartContent, StreamEvent, Task, TaskState};
-use a2a_client::{AgentCard, ProtocolVersion, protocol};
+use a2a_client::{AgentCard, Binding, ProtocolVersion, protocol};
 
 /// A state as a person reads it (`input-required`).
 pub fn state(state: TaskState) -> &'static str {
@@ -54,7 +54,7 @@ fn parts_text(parts: &[model::Part]) -> String {
 }
 
 /// The card, for people.
-pub fn card(card: &AgentCard, chosen: Option<(&str, ProtocolVersion)>) {
+pub fn card(card: &AgentCard, chosen: Option<(Binding, ProtocolVersion, &str)>) {
     let description = card
         .json
         .get("description")
@@ -76,8 +76,12 @@ pub fn card(card: &AgentCard, chosen: Option<(&str, ProtocolVersion)>) {
             interface.binding, interface.protocol_version, interface.url
         );
     }
-    if let Some((url, version)) = chosen {
-        println!("using:     JSON-RPC {} at {url}", version.as_str());
+    if let Some((binding, version, url)) = chosen {
+        println!(
+            "using:     {} {} at {url}",
+            a2a_client::card::binding_label(binding),
+            version.as_str()
+        );
     }
     println!(
         "streaming: {}, push notifications: {}",

@@ -153,7 +153,11 @@ async fn card(global: &Global, url: &str) -> Result<u8, Error> {
     } else {
         print::card(
             card,
-            Some((client.endpoint_url().as_str(), client.version())),
+            Some((
+                client.binding(),
+                client.version(),
+                client.endpoint_url().as_str(),
+            )),
         );
     }
     Ok(exit::OK)
@@ -273,6 +277,9 @@ async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
             Protocol::V0_3 => ProtocolVersion::V0_3,
             Protocol::V1_0 => ProtocolVersion::V1_0,
         });
+    }
+    if let Some(binding) = global.binding {
+        builder = builder.binding(binding.into());
     }
     if !global.new_session {
         let session = global.session.clone().unwrap_or_else(|| usual_session(url));

@@ -8,9 +8,17 @@
 //!
 //! Cards of v0.3 (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`),
 //! v1.0 (`supportedInterfaces[]` with `protocolBinding` and `protocolVersion`) and hybrids
-//! of both are read. The JSON-RPC interface in 1.0 is preferred, then 0.3.
+//! of both are read.
+//!
+//! **Which interface.** As the official SDK clients choose (a2a-sdk `ClientFactory`,
+//! @a2a-js/sdk `ClientFactory`): the card's interfaces are walked in the card's order —
+//! the server's preference (A2A specification v1.0 §8.2, `supportedInterfaces`: "the
+//! first entry … is the preferred interface") — and the first whose binding this client
+//! speaks (JSON-RPC in 1.0 or 0.3, HTTP+JSON in 1.0) fixes the binding; within it, the 1.0
+//! interface is preferred, then 0.3. A binding or version asked for narrows the walk.
 
 use a2a_core::ProtocolVersion;
+use a2a_core::card::Binding;
 use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
@@ -56,19 +64,45 @@ impl Interface {
         version_of(&self.protocol_version)
     }
 
-    /// True for the JSON-RPC binding (the one this client speaks).
+    /// True for the JSON-RPC binding.
     pub fn is_jsonrpc(&self) -> bool {
         self.binding.eq_ignore_ascii_case("JSONRPC")
     }
+
+    /// The binding, when it is one this client speaks (`JSONRPC`, `HTTP+JSON`; the names
+    /// are compared without case).
+    pub fn binding_kind(&self) -> Option<Binding> {
+        [Binding::JsonRpc, Binding::HttpJson]
+            .into_iter()
+            .find(|known| self.binding.eq_ignore_ascii_case(known.card_name()))
+    }
+
+    /// True when this client can speak to it: JSON-RPC in 0.3 or 1.0, HTTP+JSON in 1.0
+    /// (the binding's v0.3 form is not spoken).
+    fn spoken(&self, binding: Binding, version: ProtocolVersion) -> bool {
+        self.binding_kind() == Some(binding)
+            && self.version() == Some(version)
+            && versions_of(binding).contains(&version)
+    }
 }
 
-/// The chosen interface: where to post and which version to speak.
+/// The versions this client speaks a binding in, preferred first.
+fn versions_of(binding: Binding) -> &'static [ProtocolVersion] {
+    match binding {
+        Binding::HttpJson => &[ProtocolVersion::V1_0],
+        _ => &[ProtocolVersion::V1_0, ProtocolVersion::V0_3],
+    }
+}
+
+/// The chosen interface: where requests go, which binding and version to speak.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// Where JSON-RPC requests go.
+    /// Where JSON-RPC requests are posted; the base the HTTP+JSON routes are under.
     pub url: Url,
     /// The version spoken.
     pub version: ProtocolVersion,
+    /// The binding spoken.
+    pub binding: Binding,
 }
 
 /// The card's URL for a base URL (or the card URL itself, if given one).
@@ -268,25 +302,47 @@ impl AgentCard {
         })
     }
 
-    /// The JSON-RPC interface to use: in `wanted` if given, else 1.0 if declared, else 0.3.
+    /// The interface to use (see the module's doc): in `wanted` and `binding` if given;
+    /// else the binding of the first interface spoken, in 1.0 if declared, else 0.3.
     ///
     /// # Errors
     /// [`Error::Card`] naming what the card offers when nothing fits.
-    pub fn select(&self, wanted: Option<ProtocolVersion>) -> Result<Endpoint, Error> {
-        let preference = match wanted {
-            Some(version) => vec![version],
-            None => vec![ProtocolVersion::V1_0, ProtocolVersion::V0_3],
+    pub fn select(
+        &self,
+        wanted: Option<ProtocolVersion>,
+        binding: Option<Binding>,
+    ) -> Result<Endpoint, Error> {
+        let bindings: Vec<Binding> = match binding {
+            Some(binding) => vec![binding],
+            None => vec![Binding::JsonRpc, Binding::HttpJson],
         };
-        for version in preference {
-            let found = self
-                .interfaces
-                .iter()
-                .find(|interface| interface.is_jsonrpc() && interface.version() == Some(version));
-            if let Some(interface) = found {
-                return Ok(Endpoint {
-                    url: interface.url.clone(),
-                    version,
-                });
+        let versions = |binding: Binding| -> Vec<ProtocolVersion> {
+            match wanted {
+                Some(version) => vec![version],
+                None => versions_of(binding).to_vec(),
+            }
+        };
+        // The first interface spoken, in the card's order, fixes the binding.
+        let first = self.interfaces.iter().find_map(|interface| {
+            bindings.iter().copied().find(|binding| {
+                versions(*binding)
+                    .iter()
+                    .any(|version| interface.spoken(*binding, *version))
+            })
+        });
+        if let Some(binding) = first {
+            for version in versions(binding) {
+                let found = self
+                    .interfaces
+                    .iter()
+                    .find(|interface| interface.spoken(binding, version));
+                if let Some(interface) = found {
+                    return Ok(Endpoint {
+                        url: interface.url.clone(),
+                        version,
+                        binding,
+                    });
+                }
             }
         }
         let offered: Vec<String> = self
@@ -294,13 +350,32 @@ impl AgentCard {
             .iter()
             .map(|interface| format!("{} {}", interface.binding, interface.protocol_version))
             .collect();
-        let wanted = wanted.map_or("JSON-RPC in 1.0 or 0.3".to_owned(), |version| {
-            format!("JSON-RPC in {}", version.as_str())
-        });
+        let wanted: Vec<String> = bindings
+            .iter()
+            .map(|binding| {
+                let versions: Vec<&str> = versions(*binding)
+                    .iter()
+                    .map(|version| version.as_str())
+                    .collect();
+                format!("{} in {}", binding_label(*binding), versions.join(" or "))
+            })
+            .collect();
         Err(Error::Card {
             url: self.url.to_string(),
-            detail: format!("offers no {wanted} (it offers: {})", offered.join(", ")),
+            detail: format!(
+                "offers no {} (it offers: {})",
+                wanted.join(", nor "),
+                offered.join(", ")
+            ),
         })
+    }
+}
+
+/// How a binding is named to people (`JSON-RPC`, `HTTP+JSON`).
+pub fn binding_label(binding: Binding) -> &'static str {
+    match binding {
+        Binding::HttpJson => a2a_core::rest::BINDING_NAME,
+        _ => "JSON-RPC",
     }
 }
 
@@ -415,12 +490,12 @@ mod tests {
         assert!(hybrid.streaming);
         assert_eq!(hybrid.interfaces.len(), 3, "{:?}", hybrid.interfaces);
         assert!(!hybrid.push_notifications);
-        let chosen = hybrid.select(None).unwrap();
+        let chosen = hybrid.select(None, None).unwrap();
         assert_eq!(
             (chosen.url.as_str(), chosen.version),
             ("http://h/v10/", ProtocolVersion::V1_0)
         );
-        let old = hybrid.select(Some(ProtocolVersion::V0_3)).unwrap();
+        let old = hybrid.select(Some(ProtocolVersion::V0_3), None).unwrap();
         assert_eq!(
             (old.url.as_str(), old.version),
             ("http://h/v03/", ProtocolVersion::V0_3)
@@ -433,14 +508,17 @@ mod tests {
             "name": "old", "url": "http://h/", "protocolVersion": "0.3.0",
             "additionalInterfaces": [{"url": "http://h/rest", "transport": "HTTP+JSON"}]
         }));
-        assert_eq!(v03.select(None).unwrap().version, ProtocolVersion::V0_3);
+        assert_eq!(
+            v03.select(None, None).unwrap().version,
+            ProtocolVersion::V0_3
+        );
         let refused = v03
-            .select(Some(ProtocolVersion::V1_0))
+            .select(Some(ProtocolVersion::V1_0), None)
             .unwrap_err()
             .to_string();
         assert!(
             refused
-                .contains("offers no JSON-RPC in 1.0 (it offers: JSONRPC 0.3.0, HTTP+JSON 0.3.0)"),
+                .contains("offers no JSON-RPC in 1.0, nor HTTP+JSON in 1.0 (it offers: JSONRPC 0.3.0, HTTP+JSON 0.3.0)"),
             "{refused}"
         );
     }
@@ -450,7 +528,10 @@ mod tests {
         let relative = card(json!({
             "supportedInterfaces": [{"url": "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.0"}]
         }));
-        assert_eq!(relative.select(None).unwrap().url.as_str(), "http://h/rpc");
+        assert_eq!(
+            relative.select(None, None).unwrap().url.as_str(),
+            "http://h/rpc"
+        );
     }
 
     #[test]
@@ -468,7 +549,65 @@ mod tests {
             assert!(error.contains(why), "{body}: {error}");
         }
         let old = card(json!({"url": "http://h/", "protocolVersion": "0.2.5"}));
-        let error = old.select(None).unwrap_err().to_string();
+        let error = old.select(None, None).unwrap_err().to_string();
         assert!(error.contains("JSONRPC 0.2.5"), "{error}");
+    }
+
+    #[test]
+    fn the_card_order_picks_the_binding_and_1_0_is_preferred_within_it() {
+        let rest_first = card(json!({
+            "supportedInterfaces": [
+                {"url": "http://h/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "http://h/jsonrpc03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+                {"url": "http://h/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+                {"url": "http://h/jsonrpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            ]
+        }));
+        let chosen = |version, binding| {
+            let endpoint = rest_first.select(version, binding).unwrap();
+            (endpoint.url.to_string(), endpoint.version, endpoint.binding)
+        };
+        assert_eq!(
+            chosen(None, None),
+            (
+                "http://h/jsonrpc".to_owned(),
+                ProtocolVersion::V1_0,
+                Binding::JsonRpc
+            )
+        );
+        assert_eq!(
+            chosen(None, Some(Binding::HttpJson)),
+            (
+                "http://h/rest".to_owned(),
+                ProtocolVersion::V1_0,
+                Binding::HttpJson
+            )
+        );
+        assert_eq!(
+            chosen(Some(ProtocolVersion::V0_3), None),
+            (
+                "http://h/jsonrpc03".to_owned(),
+                ProtocolVersion::V0_3,
+                Binding::JsonRpc
+            )
+        );
+        let rest_only = card(json!({
+            "supportedInterfaces": [
+                {"url": "http://h/a2a", "protocolBinding": "http+json", "protocolVersion": "1.0"},
+                {"url": "http://h/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            ]
+        }));
+        assert_eq!(
+            rest_only.select(None, None).unwrap().binding,
+            Binding::HttpJson
+        );
+        let refused = rest_only
+            .select(Some(ProtocolVersion::V0_3), Some(Binding::HttpJson))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("offers no HTTP+JSON in 0.3 (it offers: http+json 1.0, JSONRPC 1.0)"),
+            "{refused}"
+        );
     }
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use a2a_core::card::Binding;
 use a2a_core::{Operation, ProtocolVersion, model};
 use reqwest::Method;
 use serde_json::Value;
@@ -40,6 +41,7 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
     stream_idle_timeout: Option<Duration>,
     http: Option<reqwest::Client>,
+    binding: Option<Binding>,
 }
 
 impl ClientBuilder {
@@ -93,6 +95,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Speak this binding (the card must offer it in a version this client speaks; without
+    /// a card, the endpoint is taken for one). By default the card decides: the binding
+    /// of its first interface this client speaks, as the official SDK clients choose.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), a2a_client::Error> {
+    /// use a2a_client::{Binding, Client};
+    ///
+    /// let client = Client::builder("http://127.0.0.1:8080/")
+    ///     .binding(Binding::HttpJson)
+    ///     .connect()
+    ///     .await?;
+    /// assert_eq!(client.binding(), Binding::HttpJson);
+    /// client.send_text("hello").await?; // POST http://127.0.0.1:8080/message:send
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn binding(mut self, binding: Binding) -> Self {
+        self.binding = Some(binding);
+        self
+    }
+
     fn transport(self) -> Result<(Transport, String, Option<ProtocolVersion>), Error> {
         if let Some(session) = &self.session
             && (!SESSION_ID_LENGTH.contains(&session.len())
@@ -123,9 +147,10 @@ impl ClientBuilder {
     /// [`Error::Config`] for bad settings; the card's errors ([`Error::Card`], an HTTP or
     /// JSON-RPC error, a transport error).
     pub async fn connect(self) -> Result<Client, Error> {
+        let binding = self.binding;
         let (transport, base, version) = self.transport()?;
         let card = fetch_card(&transport, &card::card_url(&base)?).await?;
-        let endpoint = card.select(version)?;
+        let endpoint = card.select(version, binding)?;
         Ok(Client {
             transport: Arc::new(transport),
             endpoint,
@@ -133,16 +158,27 @@ impl ClientBuilder {
         })
     }
 
-    /// A client for the base URL as a JSON-RPC endpoint, without reading a card; speaks
-    /// the version set with [`ClientBuilder::protocol`] (default 1.0).
+    /// A client for the base URL as a JSON-RPC endpoint (or the base of the HTTP+JSON
+    /// routes, with [`ClientBuilder::binding`]), without reading a card; speaks the version
+    /// set with [`ClientBuilder::protocol`] (default 1.0).
     ///
     /// # Errors
-    /// [`Error::Config`] for bad settings.
+    /// [`Error::Config`] for bad settings (HTTP+JSON in 0.3 among them: this client speaks
+    /// the binding in 1.0 only).
     pub fn endpoint(self) -> Result<Client, Error> {
+        let binding = self.binding.unwrap_or(Binding::JsonRpc);
         let (transport, base, version) = self.transport()?;
+        let version = version.unwrap_or(ProtocolVersion::V1_0);
+        if binding == Binding::HttpJson && version != ProtocolVersion::V1_0 {
+            return Err(Error::Config(
+                "HTTP+JSON is spoken in A2A 1.0 only (drop the 0.3 protocol or use JSON-RPC)"
+                    .to_owned(),
+            ));
+        }
         let endpoint = Endpoint {
             url: card::parse_base(&base)?,
-            version: version.unwrap_or(ProtocolVersion::V1_0),
+            version,
+            binding,
         };
         Ok(Client {
             transport: Arc::new(transport),
@@ -170,6 +206,7 @@ async fn fetch_card(transport: &Transport, url: &Url) -> Result<AgentCard, Error
         version: None,
         accept: "application/json",
         id: None,
+        rest: false,
         streaming: false,
         last_event_id: None,
     };
@@ -196,6 +233,7 @@ impl Client {
             timeout: Some(REQUEST_TIMEOUT),
             stream_idle_timeout: Some(STREAM_IDLE_TIMEOUT),
             http: None,
+            binding: None,
         }
     }
 
@@ -220,6 +258,15 @@ impl Client {
     /// The protocol version spoken.
     pub fn version(&self) -> ProtocolVersion {
         self.endpoint.version
+    }
+
+    /// The protocol binding spoken (JSON-RPC or HTTP+JSON).
+    pub fn binding(&self) -> Binding {
+        self.endpoint.binding
+    }
+
+    fn rest(&self) -> bool {
+        self.endpoint.binding == Binding::HttpJson
     }
 
     /// The session id the next request carries.
@@ -368,13 +415,26 @@ impl Client {
         Error::invalid(self.endpoint.url.as_str(), detail)
     }
 
-    /// Posts a JSON-RPC request for `operation`; returns its id and the outcome.
+    /// Sends `operation`: a JSON-RPC request posted, or its HTTP+JSON route; returns the
+    /// JSON-RPC id (0 over HTTP+JSON) and the outcome.
     async fn post(
         &self,
         operation: Operation,
         params: &Value,
         streaming: bool,
     ) -> Result<(u64, Outcome), Error> {
+        if self.rest() {
+            let outcome = crate::rest::exchange(
+                &self.transport,
+                &self.endpoint.url,
+                operation,
+                params,
+                streaming,
+                None,
+            )
+            .await?;
+            return Ok((0, outcome));
+        }
         let (id, body) = self.transport.request(self.method(operation)?, params);
         let call = Call {
             method: Method::POST,
@@ -387,6 +447,7 @@ impl Client {
                 "application/json"
             },
             id: Some(id),
+            rest: false,
             streaming,
             last_event_id: None,
         };
@@ -399,6 +460,9 @@ impl Client {
         params: Value,
     ) -> Result<Box<serde_json::value::RawValue>, Error> {
         match self.post(operation, &params, false).await? {
+            (_, Outcome::Body(body)) if self.rest() => {
+                crate::rest::result(self.endpoint.url.as_str(), &body)
+            }
             (_, Outcome::Body(body)) => rpc::result(self.endpoint.url.as_str(), &body),
             (_, Outcome::Stream(_)) => {
                 Err(self.invalid("a stream where one answer was expected".to_owned()))
@@ -416,11 +480,7 @@ impl Client {
         subscribed_to: Option<&str>,
     ) -> Result<EventStream, Error> {
         let url = self.endpoint.url.to_string();
-        let resume = Resume::new(
-            Arc::clone(&self.transport),
-            self.endpoint.url.clone(),
-            self.version(),
-        );
+        let resume = Resume::new(Arc::clone(&self.transport), self.endpoint.clone());
         match self.post(operation, &params, true).await? {
             (id, Outcome::Stream(response)) => Ok(EventStream::new(
                 url,
@@ -429,13 +489,15 @@ impl Client {
                 response,
                 self.transport.stream_idle,
             )
+            .over(self.binding())
             .resuming(resume, subscribed_to)),
             (id, Outcome::Body(body)) => Ok(EventStream::single(
                 url,
                 (self.version(), kind),
                 id,
                 String::from_utf8_lossy(&body).into_owned(),
-            )),
+            )
+            .over(self.binding())),
         }
     }
 }

@@ -1,11 +1,17 @@
 //! # a2a-client
 //!
-//! An A2A client for agents speaking A2A 0.3 or 1.0 over JSON-RPC, on any host — and one
-//! that knows what AWS Bedrock AgentCore Runtime puts in front of an agent:
+//! An A2A client for agents speaking A2A 0.3 or 1.0 over JSON-RPC, or 1.0 over HTTP+JSON
+//! (REST), on any host — and one that knows what AWS Bedrock AgentCore Runtime puts in
+//! front of an agent:
 //!
+//! - **Bindings**: the card's interfaces are walked in the card's order and the first
+//!   binding spoken is used, in 1.0 if offered ([`card`]), as the official SDK clients
+//!   choose; [`ClientBuilder::binding`] forces one ([`Binding`]). Every operation goes over
+//!   either, with the same results and the same error codes (an HTTP+JSON
+//!   `google.rpc.Status` is read back to its JSON-RPC code).
 //! - **Cards**: the card is read from `.well-known/agent-card.json` relative to the base URL
 //!   (so `…/runtimes/{arn}/invocations/` works); v0.3, v1.0 and hybrid cards are read, and
-//!   the JSON-RPC interface in 1.0 is preferred, else 0.3 ([`card`]).
+//!   the interface is chosen as under **Bindings** above ([`card`]).
 //! - **Errors on any status**: a JSON-RPC error body is read whatever the HTTP status
 //!   (AgentCore sends 409, 429, 424… with one) and surfaces as [`Error::Rpc`] with the code,
 //!   message, status and AWS's exception name; a body that is not JSON-RPC (an HTML 413, a
@@ -43,6 +49,7 @@ pub mod error;
 pub mod protocol;
 pub mod push;
 mod refusal;
+mod rest;
 pub mod retry;
 mod rpc;
 mod session_stop;
@@ -51,6 +58,7 @@ pub mod sigv4;
 mod sse;
 mod stream;
 
+pub use a2a_core::card::Binding;
 pub use a2a_core::{ProtocolVersion, model};
 pub use auth::Auth;
 pub use card::AgentCard;

@@ -47,7 +47,7 @@ pub struct Transport {
 
 /// How to send one request.
 pub struct Call<'a> {
-    /// GET (the card) or POST (JSON-RPC).
+    /// GET (the card), POST (JSON-RPC), or the HTTP+JSON route's.
     pub method: Method,
     /// Where.
     pub url: &'a Url,
@@ -59,6 +59,8 @@ pub struct Call<'a> {
     pub accept: &'static str,
     /// The request id the answer must echo, if JSON-RPC.
     pub id: Option<u64>,
+    /// An HTTP+JSON request: a 2xx body is the result, any other a `google.rpc.Status`.
+    pub rest: bool,
     /// A stream: 2xx `text/event-stream` answers are handed back unread, and no overall
     /// timeout applies.
     pub streaming: bool,
@@ -325,6 +327,15 @@ impl Transport {
             .map_err(|error| fail(Error::transport(url, error)))?;
         if let Some(refused) = crate::refusal::auth_refusal(url, status, &auth_headers, &body) {
             return Err((refused, retry_after));
+        }
+        if call.rest {
+            if (200..300).contains(&status) {
+                return Ok(Outcome::Body(body));
+            }
+            return Err((
+                crate::rest::error(url, status, content_type.as_deref(), &body),
+                retry_after,
+            ));
         }
         if call.id.is_none() {
             // Not JSON-RPC (the card): a 2xx body is the answer; otherwise read an error.

@@ -46,6 +46,7 @@ pub(crate) async fn stop(transport: &Transport, endpoint: &Url) -> Result<(), Er
         version: None,
         accept: "application/json",
         id: None,
+        rest: false,
         streaming: false,
         last_event_id: None,
     };

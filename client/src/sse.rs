@@ -1,9 +1,10 @@
 //! A Server-Sent Events decoder, as the WHATWG HTML standard defines the format, fed bytes
 //! in whatever chunks the network delivers.
 //!
-//! A2A reads `data` (each event's data is one JSON-RPC response) and `id` (where a cut
-//! stream resumes, sent back as `Last-Event-ID`); `event`, `retry` and comments are read
-//! and ignored. Lines end with LF, CRLF or CR; an event ends
+//! A2A reads `data` (each event's data is one JSON-RPC response, or over HTTP+JSON one
+//! bare `StreamResponse`), `id` (where a cut stream resumes, sent back as `Last-Event-ID`)
+//! and `event` (HTTP+JSON names a refusal mid-stream `event: error`); `retry` and
+//! comments are read and ignored. Lines end with LF, CRLF or CR; an event ends
 //! at a blank line; several `data` lines are joined with LF. A partial event still buffered
 //! when the body ends is dropped, as the standard says.
 
@@ -14,6 +15,8 @@ pub struct SseEvent {
     pub data: String,
     /// The `id` field of this event (an id without NUL, as the standard keeps).
     pub id: Option<String>,
+    /// The `event` field of this event (the event type), if any.
+    pub event: Option<String>,
 }
 
 /// Incremental SSE decoder.
@@ -21,6 +24,8 @@ pub struct SseEvent {
 pub struct Decoder {
     /// `id` of the event being read.
     id: Option<String>,
+    /// `event` of the event being read.
+    event: Option<String>,
     /// Bytes of the line being read (not yet ended).
     line: Vec<u8>,
     /// `data` of the event being read.
@@ -76,15 +81,16 @@ impl Decoder {
 
     /// True when part of an event is buffered (the stream stopped mid-event).
     pub fn has_partial_event(&self) -> bool {
-        !self.line.is_empty() || self.data.is_some() || self.id.is_some()
+        !self.line.is_empty() || self.data.is_some() || self.id.is_some() || self.event.is_some()
     }
 
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
             let id = self.id.take();
+            let event = self.event.take();
             if let Some(data) = self.data.take() {
-                events.push(SseEvent { data, id });
+                events.push(SseEvent { data, id, event });
             }
             return;
         }
@@ -98,6 +104,9 @@ impl Decoder {
         };
         if field == "id" && !value.contains('\0') {
             self.id = Some(value.to_owned());
+        }
+        if field == "event" {
+            self.event = Some(value.to_owned());
         }
         if field == "data" {
             match &mut self.data {
@@ -133,10 +142,12 @@ mod tests {
             SseEvent {
                 data: "{\"a\":1}".to_owned(),
                 id: None,
+                event: Some("message".to_owned()),
             },
             SseEvent {
                 data: "{\"b\":\n2}".to_owned(),
                 id: Some("7".to_owned()),
+                event: None,
             },
         ];
         for size in 1..=TWO_EVENTS.len() {

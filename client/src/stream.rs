@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use a2a_core::card::Binding;
 use a2a_core::{Operation, ProtocolVersion, model};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use reqwest::Method;
 use tokio::time::{Instant, Sleep};
-use url::Url;
 
+use crate::card::Endpoint;
 use crate::error::Error;
 use crate::protocol::{self, StreamKind};
 use crate::rpc::{self, Call, Outcome, Transport};
@@ -37,16 +38,14 @@ enum Reopened {
 /// retries) and endpoint.
 pub(crate) struct Resume {
     transport: Arc<Transport>,
-    url: Url,
-    version: ProtocolVersion,
+    endpoint: Endpoint,
 }
 
 impl Resume {
-    pub(crate) fn new(transport: Arc<Transport>, url: Url, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(transport: Arc<Transport>, endpoint: Endpoint) -> Self {
         Self {
             transport,
-            url,
-            version,
+            endpoint,
         }
     }
 
@@ -56,8 +55,8 @@ impl Resume {
     /// client, it ends the stream; otherwise the refusal stands.
     fn open(&self, task_id: String, last_event_id: Option<String>) -> Reopening {
         let transport = Arc::clone(&self.transport);
-        let url = self.url.clone();
-        let version = self.version;
+        let endpoint = self.endpoint.clone();
+        let version = endpoint.version;
         Box::pin(async move {
             let params = model::TaskIdParams {
                 id: task_id.clone(),
@@ -66,8 +65,7 @@ impl Resume {
             let params = protocol::subscribe_params(version, &params);
             let subscribed = call(
                 &transport,
-                &url,
-                version,
+                &endpoint,
                 Operation::Subscribe,
                 &params,
                 last_event_id.as_deref(),
@@ -84,13 +82,16 @@ impl Resume {
                 metadata: None,
             };
             let params = protocol::get_params(version, &params);
-            let read =
-                match call(&transport, &url, version, Operation::GetTask, &params, None).await {
-                    Ok((_, Outcome::Body(body))) => rpc::result(url.as_str(), &body)
-                        .ok()
-                        .and_then(|raw| protocol::task(version, &raw).ok()),
-                    _ => None,
-                };
+            let url = endpoint.url.as_str();
+            let read = match call(&transport, &endpoint, Operation::GetTask, &params, None).await {
+                Ok((_, Outcome::Body(body))) => match endpoint.binding {
+                    Binding::HttpJson => crate::rest::result(url, &body),
+                    _ => rpc::result(url, &body),
+                }
+                .ok()
+                .and_then(|raw| protocol::task(version, &raw).ok()),
+                _ => None,
+            };
             match read {
                 Some(task) if task.status.state.ends_stream() => Ok(Reopened::Ended(task)),
                 _ => Err(refusal),
@@ -99,15 +100,29 @@ impl Resume {
     }
 }
 
-/// One JSON-RPC call of `operation` through `transport`, asking for a stream.
+/// One call of `operation` to `endpoint` through `transport` (a stream for a
+/// subscription), over the endpoint's binding.
 async fn call(
     transport: &Transport,
-    url: &Url,
-    version: ProtocolVersion,
+    endpoint: &Endpoint,
     operation: Operation,
     params: &serde_json::Value,
     last_event_id: Option<&str>,
 ) -> Result<(u64, Outcome), Error> {
+    let streaming = operation == Operation::Subscribe;
+    if endpoint.binding == Binding::HttpJson {
+        let outcome = crate::rest::exchange(
+            transport,
+            &endpoint.url,
+            operation,
+            params,
+            streaming,
+            last_event_id,
+        )
+        .await?;
+        return Ok((0, outcome));
+    }
+    let (url, version) = (&endpoint.url, endpoint.version);
     let method = protocol::method(version, operation).ok_or_else(|| Error::Unsupported {
         operation: "resubscribe",
         reason: format!("A2A {} has no method for it", version.as_str()),
@@ -124,6 +139,7 @@ async fn call(
             "application/json"
         },
         id: Some(id),
+        rest: false,
         streaming: operation == Operation::Subscribe,
         last_event_id,
     };
@@ -162,6 +178,8 @@ pub struct EventStream {
     version: ProtocolVersion,
     kind: StreamKind,
     id: u64,
+    /// Events are bare `StreamResponse`s (HTTP+JSON), not JSON-RPC responses.
+    rest: bool,
     body: Option<Body>,
     decoder: Decoder,
     pending: VecDeque<SseEvent>,
@@ -208,6 +226,7 @@ impl EventStream {
             version,
             kind,
             id,
+            rest: false,
             body: Some(Box::pin(response.bytes_stream())),
             decoder: Decoder::new(),
             pending: VecDeque::new(),
@@ -221,6 +240,12 @@ impl EventStream {
             cut: None,
             reopening: None,
         }
+    }
+
+    /// The same stream, its events read as `binding` frames them.
+    pub(crate) fn over(mut self, binding: Binding) -> Self {
+        self.rest = binding == Binding::HttpJson;
+        self
     }
 
     /// The same stream, resubscribing through `resume` once when cut; `task_id` when the
@@ -244,9 +269,14 @@ impl EventStream {
             version,
             kind,
             id,
+            rest: false,
             body: None,
             decoder: Decoder::new(),
-            pending: VecDeque::from([SseEvent { data, id: None }]),
+            pending: VecDeque::from([SseEvent {
+                data,
+                id: None,
+                event: None,
+            }]),
             last_state: None,
             idle: None,
             over: false,
@@ -264,8 +294,12 @@ impl EventStream {
         self.next().await
     }
 
-    fn event(&mut self, data: &str) -> Result<model::StreamEvent, Error> {
-        let raw = rpc::event_result(&self.url, data, self.id)?;
+    fn event(&mut self, sse: &SseEvent) -> Result<model::StreamEvent, Error> {
+        let raw = if self.rest {
+            crate::rest::stream_event(&self.url, sse.event.as_deref(), &sse.data)?
+        } else {
+            rpc::event_result(&self.url, &sse.data, self.id)?
+        };
         let event = protocol::stream_event(self.version, &raw)
             .map_err(|detail| Error::invalid(&self.url, detail))?;
         Ok(event)
@@ -326,7 +360,11 @@ impl EventStream {
                 // One JSON answer where a stream was asked for: read as the only event.
                 self.id = id;
                 let data = String::from_utf8_lossy(&body).into_owned();
-                self.pending.push_back(SseEvent { data, id: None });
+                self.pending.push_back(SseEvent {
+                    data,
+                    id: None,
+                    event: None,
+                });
                 None
             }
             Err(error) => {
@@ -372,7 +410,7 @@ impl Stream for EventStream {
                     // Yielded before the cut: the server replays it.
                     continue;
                 }
-                return match this.event(&sse.data) {
+                return match this.event(&sse) {
                     Ok(event) => {
                         if let Some(id) = sse.id {
                             this.last_event_id = Some(id.clone());

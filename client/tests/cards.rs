@@ -287,8 +287,8 @@ async fn an_unusable_card_is_a_card_error() {
         ("<html>welcome</html>", "not JSON"),
         (r#"{"name":"no interfaces"}"#, "declares no interface"),
         (
-            r#"{"name":"rest only","supportedInterfaces":[{"url":"/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]}"#,
-            "offers no JSON-RPC",
+            r#"{"name":"grpc only","supportedInterfaces":[{"url":"/grpc","protocolBinding":"GRPC","protocolVersion":"1.0"}]}"#,
+            "offers no JSON-RPC in 1.0 or 0.3, nor HTTP+JSON in 1.0 (it offers: GRPC 1.0)",
         ),
     ] {
         server.reset().await;

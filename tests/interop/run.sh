@@ -8,6 +8,9 @@
 # (python/test_agent_cmd.py starts that emulator itself). And both official clients with a
 # bearer token from `a2a-emulator token` through `--auth jwt` (python/test_jwt_auth.py,
 # js/jwt_auth.test.js start their own emulators).
+# And HTTP+JSON: both official clients told to prefer it against one a2a-container (echo
+# agent, both bindings; python/test_rest_client.py, js/rest_client.test.js), and our CLI
+# with --binding http+json against the SDK echo servers' REST routes (test_our_cli.py).
 # Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
 set -euo pipefail
 
@@ -16,11 +19,12 @@ root="$(cd "$here/../.." && pwd)"
 python="${PYTHON:-python3}"
 startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening line
 
-echo "interop: building a2a-emulator"
+echo "interop: building a2a-emulator and a2a-container"
 # The workspace's binaries with the features `cargo test --workspace` builds with (no
 # dependency is compiled a second way, as `-p a2a-emulator` alone would).
 (cd "$root" && cargo build -q --workspace --bins --examples)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
+container="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-container"
 
 # Python venv: (re)install whenever requirements.txt differs from the last install.
 venv="$here/.venv"
@@ -46,11 +50,14 @@ fi
 # the "listening on URL" line as soon as it is printed (or EOF if it dies).
 work="$(mktemp -d)"
 emulator_pid=""
+container_pid=""
 cleanup() {
-    if [ -n "$emulator_pid" ]; then
-        kill "$emulator_pid" 2>/dev/null || true
-        wait "$emulator_pid" 2>/dev/null || true
-    fi
+    for pid in "$emulator_pid" "$container_pid"; do
+        if [ -n "$pid" ]; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -77,6 +84,31 @@ cat <&3 >>"$work/emulator.log" & # keep draining stdout so the emulator never bl
 echo "interop: emulator at $url"
 export A2A_EMULATOR_URL="$url"
 
+# One a2a-container (echo agent) for every HTTP+JSON interop test, on a free port, its
+# stdout read through a FIFO for the "listening on URL" line as the emulator's is. Both
+# bindings, JSON-RPC first: the clients' own preference must pick HTTP+JSON.
+mkfifo "$work/container.stdout"
+NO_COLOR=1 PORT=0 A2A_HOST=127.0.0.1 A2A_AGENT=echo A2A_BINDINGS=jsonrpc,http+json \
+    env -u A2A_PUBLIC_URL -u AGENTCORE_RUNTIME_URL \
+    "$container" >"$work/container.stdout" 2>"$work/container.log" &
+container_pid=$!
+exec 4<"$work/container.stdout"
+container_url=""
+while IFS= read -r -t "$startup_timeout" line <&4; do
+    if [[ $line =~ listening\ on\ (http://[^ ]+) ]]; then
+        container_url="${BASH_REMATCH[1]}"
+        break
+    fi
+done
+if [ -z "$container_url" ]; then
+    echo "interop: a2a-container exited or did not report its address within ${startup_timeout}s" >&2
+    cat "$work/container.log" >&2
+    exit 1
+fi
+cat <&4 >/dev/null &
+echo "interop: a2a-container at $container_url"
+export A2A_CONTAINER_URL="$container_url"
+
 status=0
 echo "interop: Python a2a-sdk"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_official_client.py) || status=1
@@ -88,7 +120,9 @@ echo "interop: Python a2a-sdk agent run per session by a2a-emulator --agent-cmd"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_agent_cmd.py) || status=1
 echo "interop: Python a2a-sdk with a token from a2a-emulator token, through --auth jwt"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_jwt_auth.py) || status=1
-echo "interop: JS @a2a-js/sdk (jwt_auth.test.js starts its own emulator with --auth jwt)"
+echo "interop: official Python client over HTTP+JSON against a2a-container"
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py) || status=1
+echo "interop: JS @a2a-js/sdk (jwt_auth.test.js starts its own emulator with --auth jwt; rest_client.test.js uses a2a-container)"
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
@@ -99,5 +133,7 @@ export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
 if [ "$status" -ne 0 ]; then
     echo "interop: FAILED; emulator log:" >&2
     cat "$work/emulator.log" >&2
+    echo "interop: a2a-container log:" >&2
+    cat "$work/container.log" >&2
 fi
 exit "$status"

@@ -9,7 +9,9 @@ both interfaces; the SDK adds the v0.3 top-level fields (url, protocolVersion,
 preferredTransport) from the v0.3 one. Prints `listening on http://127.0.0.1:PORT/`
 once the socket is bound and the app started, then `rpc METHOD A2A-VERSION` for each
 JSON-RPC request as it arrives (`-` when the header is missing), so a test can see
-which wire its client spoke. `GET /ping` answers `{"status": "Healthy"}`, as an
+which wire its client spoke. HTTP+JSON (v1.0, the SDK's `create_rest_routes`) is served
+under /rest and listed last in the card (a client walking the card's order picks
+JSON-RPC); each of its requests prints `rest VERB PATH A2A-VERSION`. `GET /ping` answers `{"status": "Healthy"}`, as an
 AgentCore container's health check does (a2a-emulator --agent-cmd waits for it).
 
 Every message becomes a task: working -> artifact `echo` with the user's text ->
@@ -31,7 +33,11 @@ from a2a.helpers import new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import (
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
@@ -73,6 +79,9 @@ def agent_card(url: str) -> AgentCard:
         supported_interfaces=[
             AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0'),
             AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='0.3'),
+            AgentInterface(
+                url=f'{url}rest', protocol_binding='HTTP+JSON', protocol_version='1.0'
+            ),
         ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=['text/plain'],
@@ -112,9 +121,17 @@ async def main(port: int) -> None:
             *create_agent_card_routes(card),
             Route('/', logged_rpc, methods=['POST']),
             Route('/ping', ping, methods=['GET']),
+            *create_rest_routes(handler, path_prefix='/rest'),
         ]
     )
-    server = uvicorn.Server(uvicorn.Config(app, log_level='warning'))
+
+    async def logged(scope, receive, send):
+        if scope['type'] == 'http' and scope['path'].startswith('/rest/'):
+            version = dict(scope['headers']).get(b'a2a-version', b'-').decode()
+            print('rest', scope['method'], scope['path'], version, flush=True)
+        await app(scope, receive, send)
+
+    server = uvicorn.Server(uvicorn.Config(logged, log_level='warning'))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not serving.done():
         await asyncio.sleep(0.02)

@@ -9,7 +9,9 @@ the SDK's compatibility layer) v0.3 at one URL:
     js  js/echo_server.js      @a2a-js/sdk 1.3.0, express
 
 Each server prints `rpc METHOD A2A-VERSION` per JSON-RPC request, so the cases check
-which wire the CLI spoke as well as what it printed and its exit code.
+which wire the CLI spoke as well as what it printed and its exit code. Each also serves
+HTTP+JSON under /rest (listed last in its card) and prints `rest VERB PATH A2A-VERSION`
+per request there: test_rest_binding runs the CLI with `--binding http+json`.
 """
 
 import json
@@ -85,7 +87,16 @@ class Server:
         """(method, A2A-Version) of the requests logged since the last call: waits for
         `expected` of them (the server logs a request before answering it, so they are
         on their way once the CLI has exited), then takes whatever else is there."""
-        calls: list[tuple[str, str]] = []
+        return [tuple(call) for call in self.logged('rpc', expected)]
+
+    def rests(self, expected: int = 0) -> list[tuple[str, str, str]]:
+        """(verb, path, A2A-Version) of the HTTP+JSON requests logged, as `rpcs`."""
+        return [tuple(call) for call in self.logged('rest', expected)]
+
+    def logged(self, kind: str, expected: int) -> list[list[str]]:
+        """The fields of the `kind` lines logged since the last call (others are
+        dropped), waiting for `expected` of them."""
+        calls: list[list[str]] = []
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -93,9 +104,8 @@ class Server:
                 line = self.lines.get(timeout=wait) if wait else self.lines.get_nowait()
             except queue.Empty:
                 return calls
-            if line.startswith('rpc '):
-                _, method, version = line.split(' ', 2)
-                calls.append((method, version))
+            if line.startswith(f'{kind} '):
+                calls.append(line.split(' ')[1:])
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -141,7 +151,7 @@ def text_of(obj: dict) -> str:
 
 @pytest.fixture(autouse=True)
 def fresh_log(server):
-    server.rpcs()  # drop what earlier cases left
+    server.logged('', 0)  # drop what earlier cases left
 
 
 def test_card(server):
@@ -239,3 +249,36 @@ def test_errors(server, protocol):
     finished = a2a('cancel', *protocol_args(protocol), server.url, task_id)
     check(finished, 1)
     assert '-32002' in finished.stderr  # TaskNotCancelableError: it has completed
+
+
+def test_rest_binding(server):
+    rest = f'{server.url}rest'
+    card = a2a('card', '--binding', 'http+json', server.url)
+    check(card)
+    assert f'using:     HTTP+JSON 1.0 at {rest}' in card.stdout
+
+    word = f'rest-{uuid.uuid4().hex[:8]}'
+    sent = a2a('--json', 'send', '--binding', 'http+json', server.url, word)
+    check(sent)
+    task = json.loads(sent.stdout)['task']
+    assert text_of(task['artifacts'][0]) == word
+    got = a2a('get', '--binding', 'http+json', server.url, task['id'])
+    check(got)
+    assert got.stdout.strip() == word
+    streamed = a2a('send', '--stream', '--binding', 'http+json', server.url, word)
+    check(streamed)
+    assert word in streamed.stdout
+    finished = a2a('cancel', '--binding', 'http+json', server.url, task['id'])
+    check(finished, 1)
+    assert '-32002' in finished.stderr  # TaskNotCancelableError, read from its reason
+    missing = a2a('get', '--binding', 'http+json', server.url, 'no-such-task')
+    check(missing, 1)
+    assert '-32001' in missing.stderr
+    assert server.rests(5) == [
+        ('POST', '/rest/message:send', '1.0'),
+        ('GET', f"/rest/tasks/{task['id']}", '1.0'),
+        ('POST', '/rest/message:stream', '1.0'),
+        ('POST', f"/rest/tasks/{task['id']}:cancel", '1.0'),
+        ('GET', '/rest/tasks/no-such-task', '1.0'),
+    ]
+    assert server.rpcs() == []  # nothing went over JSON-RPC

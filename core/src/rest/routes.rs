@@ -33,15 +33,15 @@ const fn route(operation: Operation, method: Method, template: &'static str) -> 
     }
 }
 
-/// Every route, in the order of the proto's service.
+/// Every route, in the order of the proto's service (subscribe's `POST` before its `GET`).
 pub const ROUTES: [Route; 12] = [
     route(Operation::Send, Method::POST, "/message:send"),
     route(Operation::Stream, Method::POST, "/message:stream"),
     route(Operation::GetTask, Method::GET, "/tasks/{id}"),
     route(Operation::ListTasks, Method::GET, "/tasks"),
     route(Operation::CancelTask, Method::POST, "/tasks/{id}:cancel"),
-    route(Operation::Subscribe, Method::GET, "/tasks/{id}:subscribe"),
     route(Operation::Subscribe, Method::POST, "/tasks/{id}:subscribe"),
+    route(Operation::Subscribe, Method::GET, "/tasks/{id}:subscribe"),
     route(
         Operation::SetPushConfig,
         Method::POST,
@@ -176,7 +176,9 @@ pub fn path(operation: Operation, task_id: &str, config_id: Option<&str>) -> Str
     }
 }
 
-/// The method of an operation's route (`POST` for subscribe's two).
+/// The method a client sends an operation with: its route's, and `POST` for subscribe
+/// (the specification's prose, and what the official clients and the conformance suite
+/// send; the proto's `GET` is served too).
 pub fn method(operation: Operation) -> Method {
     ROUTES
         .iter()

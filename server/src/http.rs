@@ -347,14 +347,14 @@ async fn fallback(State(state): State<Arc<AppState>>, request: axum::extract::Re
 
 fn not_found(state: &AppState, method: &Method, uri: &Uri) -> Response {
     let rest = if state.rest {
-        ", HTTP+JSON under /message:send, /tasks and /extendedAgentCard"
+        ", HTTP+JSON under /message:send, /tasks and /extendedAgentCard,"
     } else {
         ""
     };
     let error = Error::new(
         Refusal::MethodNotFound,
         format!(
-            "no route {method} {}; JSON-RPC goes to POST /{rest}, and the card is at GET \
+            "no route {method} {}; JSON-RPC goes to POST /{rest} and the card is at GET \
              {CARD_PATH}",
             uri.path()
         ),

@@ -282,24 +282,36 @@ fn reply(reply: Reply) -> Response {
     match reply {
         Reply::Json { status, body } => json_response(status, body),
         Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
-        Reply::Stream(events) => {
-            let events = events.map(|item| {
-                let event = Event::default().data(String::from_utf8_lossy(&item.json));
-                // `Event::id` refuses (panics on) a line break or NUL: such an id is left out.
-                let id = item
-                    .id
-                    .as_deref()
-                    .filter(|id| !id.contains(['\n', '\r', '\0']));
-                Ok::<Event, Infallible>(match id {
-                    Some(id) => event.id(id),
-                    None => event,
-                })
-            });
-            Sse::new(events)
-                .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-                .into_response()
-        }
+        Reply::Stream(events) => sse(events, false),
     }
+}
+
+/// An SSE response of a stream's events, each with its `id:` (to resume with
+/// `Last-Event-ID`) and a keep-alive comment every 15 s. With `name_errors`, an event that
+/// reports an error is named `error` (the HTTP+JSON binding; a JSON-RPC error is itself a
+/// response and needs no name).
+pub(crate) fn sse(events: crate::engine::EventStream, name_errors: bool) -> Response {
+    let events = events.map(move |item| {
+        // The event's name first, where readers of the stream look for it.
+        let event = if name_errors && item.error {
+            Event::default().event("error")
+        } else {
+            Event::default()
+        };
+        let event = event.data(String::from_utf8_lossy(&item.json));
+        // `Event::id` refuses (panics on) a line break or NUL: such an id is left out.
+        let id = item
+            .id
+            .as_deref()
+            .filter(|id| !id.contains(['\n', '\r', '\0']));
+        Ok::<Event, Infallible>(match id {
+            Some(id) => event.id(id),
+            None => event,
+        })
+    });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
 pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {

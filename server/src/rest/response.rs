@@ -2,13 +2,8 @@
 //! streams (one `data:` line per `StreamResponse`, an error that ends a stream as
 //! `event: error`), and refusals as `google.rpc.Status` bodies.
 
-use std::convert::Infallible;
-use std::time::Duration;
-
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse as _, Response};
-use futures_util::StreamExt as _;
 
 use crate::engine::Reply;
 use a2a_core::error::Error;
@@ -75,29 +70,7 @@ pub(super) fn reply(reply: Reply, media: MediaType) -> Response {
         // The engine answers every operation of this binding; a notification cannot reach
         // it.
         Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
-        Reply::Stream(events) => {
-            let events = events.map(|item| {
-                // The event's name first, where readers of the stream look for it.
-                let event = if item.error {
-                    Event::default().event("error")
-                } else {
-                    Event::default()
-                };
-                let event = event.data(String::from_utf8_lossy(&item.json));
-                // `Event::id` refuses (panics on) a line break or NUL: such an id is left out.
-                let id = item
-                    .id
-                    .as_deref()
-                    .filter(|id| !id.contains(['\n', '\r', '\0']));
-                Ok::<Event, Infallible>(match id {
-                    Some(id) => event.id(id),
-                    None => event,
-                })
-            });
-            Sse::new(events)
-                .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-                .into_response()
-        }
+        Reply::Stream(events) => crate::http::sse(events, true),
     }
 }
 

@@ -16,9 +16,11 @@
 //!
 //! Once the id is read, every later refusal echoes it; before that, the id is `null`.
 //!
-//! A request without an `id` member is a notification: [`Request::is_notification`] is
-//! true and the server must not answer it (over HTTP: 204 with no body). A request with
-//! `"id": null` is not a notification and is answered with `"id": null`.
+//! A request without an `id` member is what JSON-RPC 2.0 calls a notification
+//! ([`Request::is_notification`]). A2A defines no notifications, and the official A2A
+//! servers answer such requests, so servers here answer them too, with `"id": null`
+//! ([`Request::response_id`]); the server crate refuses a valid one with -32600 without
+//! running it. A request with `"id": null` is answered with `"id": null`.
 
 use http::StatusCode;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -38,11 +40,70 @@ pub const MAX_DEPTH: usize = 64;
 #[serde(untagged)]
 pub enum Id {
     /// A numeric id, echoed exactly as sent.
-    Number(serde_json::Number),
+    Number(NumberId),
     /// A string id.
     String(String),
     /// `null`: sent by the client, or used when the id could not be read.
     Null,
+}
+
+/// A numeric id as its request wrote it: written back verbatim, so that an id past
+/// 64-bit integers or with a fraction (`1.5e300`) comes back as the same text, as
+/// JSON-RPC 2.0's "the same as the value of the id member" asks; a float would round it.
+///
+/// ```
+/// use a2a_core::jsonrpc::{Id, NumberId, parse_request};
+///
+/// let body = br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"m"}"#;
+/// let id = parse_request(body).unwrap().response_id();
+/// assert_eq!(serde_json::to_string(&id).unwrap(), "123456789012345678901234567890");
+/// assert_eq!(Id::Number(NumberId::from(7_u64)), serde_json::from_str("7").unwrap());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NumberId(Box<str>);
+
+impl NumberId {
+    /// The number's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The number in `raw` JSON text, when it is one.
+    fn from_raw(raw: &str) -> Option<Self> {
+        serde_json::from_str::<serde_json::Number>(raw)
+            .ok()
+            .map(|_| Self(raw.into()))
+    }
+}
+
+impl From<u64> for NumberId {
+    fn from(number: u64) -> Self {
+        Self(number.to_string().into())
+    }
+}
+
+impl From<i64> for NumberId {
+    fn from(number: i64) -> Self {
+        Self(number.to_string().into())
+    }
+}
+
+impl Serialize for NumberId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match RawValue::from_string(self.0.to_string()) {
+            Ok(raw) => raw.serialize(serializer),
+            Err(error) => Err(serde::ser::Error::custom(error)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NumberId {
+    /// From a number a deserializer has already read (an id in a response a client
+    /// parses): serde_json's text of it. Requests keep their own text ([`parse_request`]).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = serde_json::Number::deserialize(deserializer)?;
+        Ok(Self(number.to_string().into()))
+    }
 }
 
 /// A parsed JSON-RPC request, borrowing its params from the body.
@@ -57,12 +118,13 @@ pub struct Request<'a> {
 }
 
 impl Request<'_> {
-    /// True when the request has no `id` member: the server must not answer it.
+    /// True when the request has no `id` member (a JSON-RPC 2.0 notification, which A2A
+    /// does not define).
     pub fn is_notification(&self) -> bool {
         self.id.is_none()
     }
 
-    /// The id to echo in the response (`null` for a notification).
+    /// The id to echo in the response (`null` when the request has none).
     pub fn response_id(&self) -> Id {
         self.id.clone().unwrap_or(Id::Null)
     }
@@ -106,7 +168,7 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 /// # Errors
 /// A [`Rejection`] naming the first problem found, with the id to echo.
 pub fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
-    check_depth(body).map_err(|error| Rejection::new(Id::Null, error))?;
+    check_depth(body).map_err(|error| Rejection::new(top_level_id(body), error))?;
     let text = std::str::from_utf8(body).map_err(|_| {
         Rejection::new(
             Id::Null,
@@ -163,6 +225,34 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
     Ok(Request { id, method, params })
 }
 
+/// The id of a request body, as far as it can be read (`null` otherwise): what a refusal
+/// made before the request is parsed (its content type, say) echoes.
+///
+/// ```
+/// use a2a_core::jsonrpc::{Id, request_id};
+///
+/// assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":"a","method":"m"}"#), Id::String("a".into()));
+/// assert_eq!(request_id(br#"{"id":"a","jsonrpc":"1.0"}"#), Id::String("a".into()));
+/// assert_eq!(request_id(b"not json"), Id::Null);
+/// ```
+pub fn request_id(body: &[u8]) -> Id {
+    match parse_request(body) {
+        Ok(request) => request.response_id(),
+        Err(rejection) => rejection.id,
+    }
+}
+
+/// The `id` member of a body too deep to parse, read without descending into the other
+/// members (serde_json skips them without recursion, within its own depth limit).
+fn top_level_id(body: &[u8]) -> Id {
+    std::str::from_utf8(body)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Envelope<'_>>(text).ok())
+        .and_then(|envelope| envelope.id)
+        .and_then(|raw| read_id(raw).ok())
+        .unwrap_or(Id::Null)
+}
+
 fn read_id(raw: &RawValue) -> Result<Id, Rejection> {
     let refused = || {
         Rejection::new(
@@ -171,9 +261,10 @@ fn read_id(raw: &RawValue) -> Result<Id, Rejection> {
         )
     };
     match raw.get().as_bytes().first() {
-        Some(b'"' | b'n' | b'-' | b'0'..=b'9') => {
-            serde_json::from_str::<Id>(raw.get()).map_err(|_| refused())
-        }
+        Some(b'-' | b'0'..=b'9') => NumberId::from_raw(raw.get())
+            .map(Id::Number)
+            .ok_or_else(refused),
+        Some(b'"' | b'n') => serde_json::from_str::<Id>(raw.get()).map_err(|_| refused()),
         _ => Err(refused()),
     }
 }

@@ -177,6 +177,55 @@ fn nesting_beyond_the_limit_is_refused_without_overflow() {
 }
 
 #[test]
+fn a_body_too_deep_still_echoes_its_top_level_id() {
+    let over = MAX_DEPTH + 1;
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}1{}}}"#,
+        "[".repeat(over),
+        "]".repeat(over)
+    );
+    assert_refused(
+        &body,
+        -32600,
+        &format!("Request payload validation error: the body nests deeper than {MAX_DEPTH} levels"),
+        json!(1),
+    );
+    // Far deeper than serde_json reads: refused without overflow, the id then unknown.
+    let deep = 100_000;
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}1{}}}"#,
+        "[".repeat(deep),
+        "]".repeat(deep)
+    );
+    let rejection = parse_request(body.as_bytes()).expect_err("refused");
+    assert_eq!(
+        rejection.error.refusal(),
+        a2a_core::error::Refusal::InvalidRequest
+    );
+}
+
+#[test]
+fn numeric_ids_are_echoed_as_written() {
+    for id in [
+        "7",
+        "-0",
+        "123456789012345678901234567890",
+        "-1.3341831311393061e+163",
+        "1.50",
+        "2E3",
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+        let request = parse_request(body.as_bytes()).expect("valid");
+        assert_eq!(serde_json::to_string(&request.response_id()).unwrap(), id);
+        let rejection = parse_request(format!(r#"{{"jsonrpc":"1.0","id":{id}}}"#).as_bytes())
+            .expect_err("refused");
+        let (_, response) = ErrorResponse::from_rejection(&rejection, ErrorProfile::Spec);
+        let text = serde_json::to_string(&response).unwrap();
+        assert!(text.contains(&format!(r#""id":{id},"#)), "{text}");
+    }
+}
+
+#[test]
 fn nesting_at_the_limit_is_accepted() {
     // The envelope is level 1, params level 2: fill the rest with arrays inside params.
     let inner = MAX_DEPTH - 2;
@@ -236,7 +285,7 @@ fn ids_are_echoed_exactly() {
 }
 
 #[test]
-fn request_without_id_is_a_notification() {
+fn request_without_id_is_what_json_rpc_calls_a_notification() {
     let request =
         parse_request(br#"{"jsonrpc":"2.0","method":"message/send","params":{}}"#).expect("valid");
     assert!(request.is_notification());

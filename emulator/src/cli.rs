@@ -255,6 +255,12 @@ pub struct Args {
     /// Bytes of each request and answer body the journal keeps.
     #[arg(long, env = "A2A_JOURNAL_BODY_BYTES", default_value_t = crate::inspector::DEFAULT_JOURNAL_BODY_BYTES)]
     pub journal_body_bytes: usize,
+
+    /// About how many bytes of tasks the in-process agent's task stores keep, all sessions
+    /// together, before the oldest finished tasks are forgotten (a get of one then answers
+    /// -32001); running tasks are never forgotten.
+    #[arg(long, env = "A2A_TASK_STORE_BYTES", default_value_t = a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES)]
+    pub task_store_bytes: usize,
 }
 
 impl Args {
@@ -322,7 +328,8 @@ impl Args {
                 .error_profile(self.error_profile)
                 .max_body_bytes(self.max_body_bytes)
                 .shutdown_grace(grace)
-                .bindings(a2a_core::card::Bindings::default());
+                .bindings(a2a_core::card::Bindings::default())
+                .task_store_bytes(self.task_store_bytes);
             if let Some(url) = public_url {
                 container = container.public_url(url);
             }
@@ -393,6 +400,7 @@ impl Args {
         if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
             emulator = emulator.auth(auth);
         }
+        emulator = emulator.task_store_bytes(self.task_store_bytes);
         emulator = if self.inspector == "off" {
             emulator.inspector(false)
         } else {

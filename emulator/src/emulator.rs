@@ -102,6 +102,8 @@ pub struct Emulator {
     journal_size: Option<usize>,
     /// Bytes of each body the journal keeps.
     journal_body_bytes: usize,
+    /// The bound in bytes the in-process sessions' task stores share.
+    task_store_bytes: usize,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -184,6 +186,7 @@ impl Emulator {
             push_targets: Some(TargetPolicy::Loopback),
             journal_size: Some(crate::inspector::DEFAULT_JOURNAL_SIZE),
             journal_body_bytes: crate::inspector::DEFAULT_JOURNAL_BODY_BYTES,
+            task_store_bytes: a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES,
         }
     }
 
@@ -463,6 +466,16 @@ impl Emulator {
     /// [`DEFAULT_JOURNAL_BODY_BYTES`](crate::inspector::DEFAULT_JOURNAL_BODY_BYTES)).
     pub fn journal_body_bytes(mut self, bytes: usize) -> Self {
         self.journal_body_bytes = bytes;
+        self
+    }
+
+    /// About how many bytes of tasks the sessions of an in-process agent keep, all
+    /// together (default [`DEFAULT_IN_MEMORY_BYTES`](a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES),
+    /// 256 MiB), before the oldest finished tasks are forgotten, first in the session
+    /// written to, then in the oldest sessions; running tasks never are. An agent command
+    /// or upstream keeps its own tasks.
+    pub fn task_store_bytes(mut self, bytes: usize) -> Self {
+        self.task_store_bytes = bytes;
         self
     }
 }

@@ -31,7 +31,7 @@ use tower_http::trace::TraceLayer;
 use crate::engine::{CallContext, Engine, Reply};
 use a2a_core::card::Binding;
 use a2a_core::error::{Error, Refusal};
-use a2a_core::jsonrpc::Id;
+use a2a_core::jsonrpc::{self, Id};
 use a2a_core::version::VERSION_HEADER;
 
 pub use a2a_core::agentcore::SESSION_HEADER;
@@ -251,7 +251,10 @@ fn readable(
             Refusal::ContentTypeNotSupported,
             format!("Content-Type {text:?} is not supported; send application/json"),
         );
-        return Err(state.engine.refuse(Id::Null, &error));
+        let id = body
+            .as_ref()
+            .map_or(Id::Null, |body| jsonrpc::request_id(body));
+        return Err(state.engine.refuse(id, &error));
     }
     body.map_err(|rejection| {
         let error = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -281,7 +284,6 @@ pub(crate) fn refused_content_type(headers: &HeaderMap) -> Option<Box<str>> {
 fn reply(reply: Reply) -> Response {
     match reply {
         Reply::Json { status, body } => json_response(status, body),
-        Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
         Reply::Stream(events) => sse(events, false),
     }
 }

@@ -48,13 +48,15 @@ use crate::graceful;
 use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
 use crate::identity::Identity;
 use crate::layers::{Layers, RouterLayer};
-use crate::tasks::{InMemoryTaskStore, TaskStore};
+use crate::tasks::{
+    DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskStore,
+};
 
 /// The port AgentCore expects an A2A container on.
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 12] = [
+pub const VARIABLES: [&str; 13] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -67,6 +69,7 @@ pub const VARIABLES: [&str; 12] = [
     "A2A_PUSH_NOTIFICATIONS",
     "A2A_PUSH_ALLOW_PRIVATE",
     "A2A_BINDINGS",
+    "A2A_TASK_STORE_BYTES",
 ];
 
 /// Why a container could not serve.
@@ -148,6 +151,11 @@ pub struct ContainerConfig {
     /// behind AgentCore (`AGENTCORE_RUNTIME_URL` set), which passes only JSON-RPC's
     /// `POST /` to a container, so the card lists no interface a client cannot reach.
     pub bindings: Bindings,
+    /// `A2A_TASK_STORE_BYTES`: about how many bytes of tasks the in-memory task store
+    /// keeps before it forgets the oldest finished ones (default
+    /// [`DEFAULT_IN_MEMORY_BYTES`], 256 MiB; a task store of your own,
+    /// [`Container::task_store`], has its own bounds).
+    pub task_store_bytes: usize,
 }
 
 impl Default for ContainerConfig {
@@ -163,6 +171,7 @@ impl Default for ContainerConfig {
             push_notifications: true,
             push_targets: TargetPolicy::PublicHttps,
             bindings: Bindings::both(),
+            task_store_bytes: DEFAULT_IN_MEMORY_BYTES,
         }
     }
 }
@@ -249,6 +258,16 @@ impl ContainerConfig {
                 .ok()
                 .filter(|bytes| *bytes > 0)
                 .ok_or_else(|| invalid("A2A_MAX_BODY_BYTES", &bytes, "a positive number"))?;
+        }
+        if let Some(bytes) = get("A2A_TASK_STORE_BYTES") {
+            config.task_store_bytes =
+                bytes
+                    .parse()
+                    .ok()
+                    .filter(|bytes| *bytes > 0)
+                    .ok_or_else(|| {
+                        invalid("A2A_TASK_STORE_BYTES", &bytes, "a positive number of bytes")
+                    })?;
         }
         if let Some(seconds) = get("A2A_SHUTDOWN_GRACE_SECONDS") {
             config.shutdown_grace = seconds
@@ -364,6 +383,13 @@ impl Container {
         self
     }
 
+    /// About how many bytes of tasks the in-memory task store keeps (default 256 MiB)
+    /// before it forgets the oldest finished ones.
+    pub fn task_store_bytes(mut self, bytes: usize) -> Self {
+        self.config.task_store_bytes = bytes;
+        self
+    }
+
     /// The protocol bindings served, preferred first (default JSON-RPC and HTTP+JSON; a
     /// container behind AgentCore serves JSON-RPC only, all the platform passes).
     pub fn bindings(mut self, bindings: Bindings) -> Self {
@@ -388,9 +414,12 @@ impl Container {
     }
 
     fn build(self, public_url: &str) -> Result<(Router, ContainerConfig), ServeError> {
-        let store = self
-            .store
-            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+        let store = self.store.unwrap_or_else(|| {
+            Arc::new(InMemoryTaskStore::with_limits(
+                DEFAULT_IN_MEMORY_CAPACITY,
+                self.config.task_store_bytes,
+            ))
+        });
         let engine = Engine::new(
             self.agent,
             store,

@@ -203,12 +203,18 @@ pub struct Leased {
     pub lease: Option<Lease>,
 }
 
+mod budget;
 pub mod lease;
 mod memory;
 pub mod page_token;
+mod size;
 
+pub use budget::ByteBudget;
 pub use lease::{Lease, LeaseTerms};
-pub use memory::{DEFAULT_IN_MEMORY_CAPACITY, IN_MEMORY_LOG_WRITES, InMemoryTaskStore};
+pub use memory::{
+    DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, IN_MEMORY_LOG_WRITES, InMemoryTaskStore,
+};
+pub use size::estimated_bytes;
 
 fn parse_time(value: &str) -> Option<time::OffsetDateTime> {
     time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc3339).ok()

@@ -171,12 +171,23 @@ async fn reply(engine: &Engine, owner: &Owner, version: Version, body: &Value) -
     .expect("the engine answers")
 }
 
-/// A JSON answer: HTTP 200 and its body.
+fn is_stream_method(body: &Value) -> bool {
+    matches!(
+        body["method"].as_str(),
+        Some("message/stream" | "tasks/resubscribe")
+    )
+}
+
+/// A JSON answer: HTTP 200 and its body (for a refused v0.3 stream, its one event).
 async fn answer(engine: &Engine, owner: &Owner, version: Version, body: &Value) -> Value {
     match reply(engine, owner, version, body).await {
         Reply::Json { status, body } => {
             assert_eq!(status, 200);
             serde_json::from_slice(&body).unwrap()
+        }
+        // A v0.3 stream refused once its request was found valid: one error event.
+        stream @ Reply::Stream(_) if version == V0_3 && is_stream_method(body) => {
+            common::refusal(stream).await
         }
         other => panic!("expected JSON for {body}, got {other:?}"),
     }
@@ -395,10 +406,14 @@ async fn only_the_owner_continues_a_task_by_stream() {
             &version.stream("m-2", "more", Some(&waiting)),
         )
         .await;
-        assert!(
+        // Refused before any event: JSON for v1.0, a stream of one error event for v0.3.
+        assert_eq!(
             matches!(bob_stream, Reply::Json { .. }),
-            "{version:?}: bob's follow-up stream must be a JSON error, got {bob_stream:?}"
+            version == V1_0,
+            "{version:?}: bob's follow-up stream is refused, got {bob_stream:?}"
         );
+        let refused = common::refusal(bob_stream).await;
+        assert_eq!(refused["error"]["code"], -32001, "{refused}");
         let first = first_event(
             &engine,
             &alice(),

@@ -276,11 +276,86 @@ async fn oversize_body_is_a_json_rpc_error() {
 }
 
 #[tokio::test]
-async fn a_notification_gets_no_body() {
+async fn a_content_type_refusal_echoes_the_id_of_a_readable_body() {
+    let request = Request::post("/")
+        .header(header::CONTENT_TYPE, "text/plain")
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"id":"t"}}"#,
+        ))
+        .unwrap();
+    let answer = call(&app(), request).await;
+    assert_eq!(answer.json()["id"], 7);
+    assert_eq!(answer.json()["error"]["code"], -32005);
+}
+
+#[tokio::test]
+async fn a_request_without_an_id_is_answered_with_a_null_id_and_not_run() {
     let body = r#"{"jsonrpc":"2.0","method":"message/send","params":{"message":{"kind":"message","messageId":"n1","role":"user","parts":[{"kind":"text","text":"x"}]}}}"#;
-    let answer = call(&app(), post("/", body)).await;
-    assert_eq!(answer.status, StatusCode::NO_CONTENT);
-    assert!(answer.body.is_empty());
+    let app = app();
+    let answer = call(&app, post("/", body)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.json(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32600,
+            "message": "Request payload validation error: message/send: the request has no \"id\"; A2A defines no notifications, so the request was not run: send it with an id to get its result",
+            "data": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "domain": "a2a-protocol.org",
+                "metadata": {"detail": "message/send: the request has no \"id\"; A2A defines no notifications, so the request was not run: send it with an id to get its result"},
+                "reason": "INVALID_REQUEST"
+            }]
+        }})
+    );
+    // Its params are checked first: a bad one gets its own error.
+    let bad = r#"{"jsonrpc":"2.0","method":"message/send","params":{"message":{}}}"#;
+    let answer = call(&app, post("/", bad)).await;
+    assert_eq!(answer.json()["id"], Value::Null);
+    assert_eq!(answer.json()["error"]["code"], -32602);
+    let unknown = r#"{"jsonrpc":"2.0","method":"tasks/nope"}"#;
+    let answer = call(&app, post("/", unknown)).await;
+    assert_eq!(answer.json()["id"], Value::Null);
+    assert_eq!(answer.json()["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn a_v0_3_stream_refused_after_its_params_is_one_error_event_v1_0_plain_json() {
+    let app = app();
+    let resubscribe = r#"{"jsonrpc":"2.0","id":"r-1","method":"tasks/resubscribe","params":{"id":"no-such-task"}}"#;
+    let answer = call(&app, post("/", resubscribe)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.headers.get("content-type").unwrap(),
+        "text/event-stream"
+    );
+    let text = answer.body.clone();
+    let events: Vec<&str> = text
+        .split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .collect();
+    assert_eq!(events.len(), 1, "{text}");
+    let data = events[0].strip_prefix("data: ").unwrap();
+    let event: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(event["id"], "r-1");
+    assert_eq!(event["error"]["code"], -32001, "{event}");
+    // Invalid params are refused before the stream: plain JSON.
+    let bad = r#"{"jsonrpc":"2.0","id":"r-2","method":"tasks/resubscribe","params":{"id":5}}"#;
+    let answer = call(&app, post("/", bad)).await;
+    assert_eq!(
+        answer.headers.get("content-type").unwrap(),
+        "application/json"
+    );
+    assert_eq!(answer.json()["error"]["code"], -32602);
+    // v1.0 refuses before the stream too.
+    let v1 =
+        r#"{"jsonrpc":"2.0","id":"r-3","method":"SubscribeToTask","params":{"id":"no-such-task"}}"#;
+    let answer = call(&app, post_v1(v1)).await;
+    assert_eq!(
+        answer.headers.get("content-type").unwrap(),
+        "application/json"
+    );
+    assert_eq!(answer.json()["id"], "r-3");
+    assert_eq!(answer.json()["error"]["code"], -32001);
 }
 
 #[tokio::test]

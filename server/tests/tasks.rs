@@ -159,6 +159,66 @@ async fn list_filters_sorts_newest_first_and_pages() {
     assert!(bad.is_err());
 }
 
+fn big(id: &str, state: TaskState, bytes: usize) -> Task {
+    let mut made = task(id, "c", state, "2026-01-01T00:00:00Z");
+    made.history = vec![Message::text(Role::User, "m", "x".repeat(bytes))];
+    made
+}
+
+#[tokio::test]
+async fn a_store_over_its_bytes_forgets_the_oldest_finished_tasks_never_open_ones() {
+    const MIB: usize = 1024 * 1024;
+    let store = InMemoryTaskStore::with_limits(1_000, 10 * MIB);
+    let owner = Owner::anonymous();
+    store
+        .put(&big("open", TaskState::Working, 4 * MIB), &owner, None)
+        .await
+        .unwrap();
+    for n in 0..20 {
+        store
+            .put(
+                &big(&format!("done-{n}"), TaskState::Completed, 2 * MIB),
+                &owner,
+                None,
+            )
+            .await
+            .unwrap();
+        assert!(store.bytes() <= 10 * MIB, "{n}: {}", store.bytes());
+    }
+    assert!(
+        store.get("open").await.unwrap().is_some(),
+        "open tasks are kept"
+    );
+    // 4 MiB open + two finished of 2 MiB fit in 10 MiB; a third would not.
+    assert_eq!(store.len(), 3);
+    for gone in 0..18 {
+        assert!(
+            store.get(&format!("done-{gone}")).await.unwrap().is_none(),
+            "{gone}"
+        );
+    }
+    assert!(store.get("done-19").await.unwrap().is_some());
+    // A task that grows past the bound pushes older finished ones out, never itself.
+    let grown = big("done-19", TaskState::Completed, 9 * MIB);
+    store.put(&grown, &owner, Some(1)).await.unwrap();
+    assert!(store.get("done-18").await.unwrap().is_none());
+    assert!(
+        store.get("done-19").await.unwrap().is_some(),
+        "the task written last stays"
+    );
+    assert!(store.get("open").await.unwrap().is_some());
+    assert!(
+        store.bytes() > 10 * MIB,
+        "over the bound only by what cannot go"
+    );
+    // Once the open task finishes, the next write can make room.
+    let finished = big("open", TaskState::Completed, 4 * MIB);
+    store.put(&finished, &owner, Some(1)).await.unwrap();
+    assert!(store.get("done-19").await.unwrap().is_none());
+    assert_eq!(store.len(), 1);
+    assert!(store.bytes() <= 10 * MIB, "{}", store.bytes());
+}
+
 #[tokio::test]
 async fn a_full_store_forgets_the_oldest_finished_tasks_only() {
     let store = InMemoryTaskStore::with_capacity(2);

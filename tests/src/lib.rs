@@ -842,14 +842,27 @@ impl Emulator {
 
     /// Calls `method` with `params` and a fresh id; checks that the response echoes the id
     /// and is JSON-RPC 2.0, and returns the whole response.
+    ///
+    /// A v0.3 stream refused once its request was found valid is an SSE stream of one
+    /// error event (as the official v0.3 servers answer): that event is returned, after
+    /// checking that the stream then ends.
     pub async fn call(&self, version: Version, method: &str, params: Value) -> Value {
         let id = self.next_id();
-        let response = self
-            .rpc(
-                version,
-                &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-            )
-            .await;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let response = self.post("/", version, body.to_string().into_bytes()).await;
+        let streamed = header(response.headers(), "content-type")
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        let response = if streamed {
+            let mut stream = SseStream::open(response, id.clone()).await;
+            let events = stream.rest().await;
+            let [event] = events.as_slice() else {
+                panic!("{method}: expected a stream of one error event, got {events:?}");
+            };
+            assert!(event.get("error").is_some(), "{method}: {event}");
+            event.clone()
+        } else {
+            json_body(response, 200).await.1
+        };
         assert_eq!(response["jsonrpc"], "2.0", "{response}");
         assert_eq!(response["id"], id, "the id is not echoed: {response}");
         response

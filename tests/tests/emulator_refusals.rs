@@ -1,6 +1,7 @@
 //! Refusals end to end against the real emulator: every one is HTTP 200 (405/404 for
 //! wrong routes), a JSON-RPC error with a precise message, and echoes the request's id
-//! (`null` when it could not be read). Notifications get 204 and no body.
+//! (`null` when it could not be read, or the request has none: A2A defines no
+//! notifications, and a valid request without an id is refused without running).
 //!
 //! These are the container's refusals, so the emulator runs with `--container-only`; the
 //! AgentCore front's own refusals (for example 400/-32052 for a payload that is not JSON)
@@ -522,17 +523,42 @@ async fn a_body_nested_100_000_levels_deep_is_refused_and_the_server_stays_up() 
 }
 
 #[tokio::test]
-async fn notifications_get_204_and_no_body() {
+async fn requests_without_an_id_are_answered_with_a_null_id_and_never_run() {
     let emulator = Emulator::start(&["--agent", "conformance", "--container-only"]);
-    for (version_header, body) in [
+    let send = r#"{"jsonrpc":"2.0","method":"message/send","params":{"message":{"kind":"message","messageId":"idless-1","role":"user","parts":[{"kind":"text","text":"hi"}]}}}"#;
+    for (version_header, body, code) in [
+        // A problem gets its own error...
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"no/such/method"}"#,
+            -32601,
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"id":7}}"#,
+            -32602,
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"1.0","method":"tasks/get","params":{"id":"x"}}"#,
+            -32600,
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"message/send","params":{}}"#,
+            -32602,
+        ),
+        // ...and a valid request is refused without running.
         (
             None,
             r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"x"}}"#,
+            -32600,
         ),
-        (None, r#"{"jsonrpc":"2.0","method":"no/such/method"}"#),
+        (None, send, -32600),
         (
             Some("1.0"),
             r#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"x"}}"#,
+            -32600,
         ),
     ] {
         let mut headers = vec![JSON];
@@ -540,10 +566,32 @@ async fn notifications_get_204_and_no_body() {
             headers.push(("A2A-Version", value));
         }
         let (status, response_headers, text) = post_raw(&emulator, "/", &headers, body).await;
-        assert_eq!(status, 204, "{body}: {text}");
-        assert_eq!(text, "", "{body}");
-        assert!(header(&response_headers, "content-type").is_none());
+        assert_eq!(status, 200, "{body}: {text}");
+        assert_eq!(
+            header(&response_headers, "content-type"),
+            Some("application/json"),
+            "{body}"
+        );
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["jsonrpc"], "2.0", "{text}");
+        assert_eq!(answer["id"], Value::Null, "{text}");
+        assert_eq!(answer["error"]["code"], code, "{body}: {text}");
+        assert!(answer.get("result").is_none(), "{text}");
     }
+    let (_, _, text) = post_raw(&emulator, "/", &[JSON], send).await;
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        answer["error"]["message"],
+        "Request payload validation error: message/send: the request has no \"id\"; A2A \
+         defines no notifications, so the request was not run: send it with an id to get its \
+         result",
+        "{text}"
+    );
+    // The refused send did not run: no task holds its message.
+    let listed = r#"{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}"#;
+    let (_, _, text) = post_raw(&emulator, "/", &[JSON, ("A2A-Version", "1.0")], listed).await;
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["result"]["tasks"], serde_json::json!([]), "{text}");
 }
 
 #[tokio::test]

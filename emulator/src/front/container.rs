@@ -14,7 +14,7 @@ use a2a_core::error::ErrorProfile;
 use a2a_server::agent::Agent;
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::http::{RouterOptions, router};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_server::tasks::{ByteBudget, DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode, Uri};
@@ -43,6 +43,8 @@ pub enum Backend {
         owners: Arc<TaskOwners>,
         /// The webhook client when the container delivers push notifications.
         push: Option<Webhooks>,
+        /// The bound in bytes every session's task store shares.
+        budget: ByteBudget,
     },
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),
@@ -162,8 +164,12 @@ impl Backend {
                 public_url,
                 owners,
                 push,
+                budget,
             } => {
-                let store = Arc::new(InMemoryTaskStore::new());
+                let store = Arc::new(InMemoryTaskStore::with_budget(
+                    DEFAULT_IN_MEMORY_CAPACITY,
+                    budget,
+                ));
                 let tasks = session.map(|session| owners.register(session, &store));
                 let engine = Engine::new(
                     agent(),

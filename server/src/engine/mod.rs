@@ -7,7 +7,9 @@
 
 mod background;
 mod cursor;
+mod failure;
 mod follow;
+mod idless;
 mod lease;
 mod live;
 mod media;
@@ -44,6 +46,7 @@ use a2a_core::version::{self, Operation, ProtocolVersion};
 use a2a_core::wire::{v0_3, v1_0};
 
 use cursor::{Cursor, Sequenced};
+use failure::Failure;
 use follow::Source;
 use live::{LiveTask, RunnerDeps, Settled, Started};
 use registry::Registry;
@@ -93,8 +96,6 @@ pub enum Reply {
     },
     /// A stream of JSON-RPC responses, for SSE.
     Stream(EventStream),
-    /// A notification was handled: nothing to send.
-    NoContent,
 }
 
 impl std::fmt::Debug for Reply {
@@ -106,7 +107,6 @@ impl std::fmt::Debug for Reply {
                 .field("body", &String::from_utf8_lossy(body))
                 .finish(),
             Self::Stream(_) => f.write_str("Stream"),
-            Self::NoContent => f.write_str("NoContent"),
         }
     }
 }
@@ -338,7 +338,7 @@ impl Engine {
         let code = outcome
             .as_ref()
             .err()
-            .map(|error| error.to_wire(self.profile).1.code);
+            .map(|failure| failure.error.to_wire(self.profile).1.code);
         tracing::info!(
             request_id = call.request_id,
             session_id = call.session_id.as_deref().unwrap_or(""),
@@ -348,19 +348,17 @@ impl Engine {
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
             "rpc"
         );
-        if request.is_notification() {
-            if let Err(error) = &outcome {
-                tracing::info!(request_id = call.request_id, %error, "notification refused");
-            }
-            return Reply::NoContent;
-        }
         match outcome {
             Ok(reply) => reply,
-            Err(error) => {
+            Err(Failure { error, in_stream }) => {
                 if error.refusal() == Refusal::Internal {
                     tracing::error!(request_id = call.request_id, %error, "request failed");
                 }
-                self.refuse_framed(&frame, &error)
+                if in_stream {
+                    self.error_stream(&frame, &error)
+                } else {
+                    self.refuse_framed(&frame, &error)
+                }
             }
         }
     }
@@ -370,9 +368,18 @@ impl Engine {
         request: &jsonrpc::Request<'_>,
         frame: &Frame,
         call: &CallContext,
-    ) -> Result<Reply, Error> {
+    ) -> Result<Reply, Failure> {
         let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
         let (version, operation) = version::resolve_method(&request.method, requested)?;
+        if request.id.is_none() {
+            self.precheck(version, operation, &request.method, request.params)?;
+            return Err(idless::refusal(&request.method).into());
+        }
+        let in_stream = failure::in_stream(self.profile, version, operation);
+        if in_stream {
+            // The envelope's refusals come before the stream opens.
+            self.precheck(version, operation, &request.method, request.params)?;
+        }
         self.operate(
             version,
             operation,
@@ -382,6 +389,7 @@ impl Engine {
             call,
         )
         .await
+        .map_err(|error| Failure { error, in_stream })
     }
 
     /// Serves one operation in `version`, its reply framed by `frame`.
@@ -447,22 +455,14 @@ impl Engine {
                 let params = parse_task_id(version, params)?;
                 self.subscribe(version, id, &params.id, call).await
             }
-            Operation::GetExtendedCard => Err(Error::new(
-                Refusal::UnsupportedOperation,
-                format!(
-                    "{method}: this agent has no extended card (capabilities.extendedAgentCard is false)"
-                ),
-            )),
+            Operation::GetExtendedCard => Err(no_extended_card(method)),
             Operation::SetPushConfig
             | Operation::GetPushConfig
             | Operation::ListPushConfigs
             | Operation::DeletePushConfig => {
                 Box::pin(self.push_config(version, operation, method, params, id, call)).await
             }
-            _ => Err(Error::new(
-                Refusal::UnsupportedOperation,
-                format!("{method}: this agent does not serve this method"),
-            )),
+            _ => Err(not_served(method)),
         }
     }
 
@@ -790,6 +790,22 @@ fn parse_task_id(
         ProtocolVersion::V0_3 => v0_3::parse_task_id_params(params),
         ProtocolVersion::V1_0 => v1_0::parse_task_id_params(params),
     }
+}
+
+fn no_extended_card(method: &str) -> Error {
+    Error::new(
+        Refusal::UnsupportedOperation,
+        format!(
+            "{method}: this agent has no extended card (capabilities.extendedAgentCard is false)"
+        ),
+    )
+}
+
+fn not_served(method: &str) -> Error {
+    Error::new(
+        Refusal::UnsupportedOperation,
+        format!("{method}: this agent does not serve this method"),
+    )
 }
 
 fn task_not_found(task_id: &str) -> Error {

@@ -33,6 +33,14 @@ const MAX_ID_LEN: usize = 256;
 
 impl Engine {
     /// Serves one push-configuration method.
+    /// Refuses a push method when this agent sends no push notifications.
+    pub(super) fn require_push(&self, method: &str) -> Result<(), Error> {
+        match self.deps.push {
+            Some(_) => Ok(()),
+            None => Err(push_not_supported(method)),
+        }
+    }
+
     pub(super) async fn push_config(
         &self,
         version: ProtocolVersion,
@@ -43,13 +51,7 @@ impl Engine {
         call: &CallContext,
     ) -> Result<Reply, Error> {
         let Some(push) = &self.deps.push else {
-            return Err(Error::new(
-                Refusal::PushNotSupported,
-                format!(
-                    "{method}: this agent does not send push notifications \
-                     (capabilities.pushNotifications is false)"
-                ),
-            ));
+            return Err(push_not_supported(method));
         };
         let body = match operation {
             Operation::SetPushConfig => {
@@ -345,4 +347,14 @@ fn page(
             .collect(),
         next_page_token,
     })
+}
+
+fn push_not_supported(method: &str) -> Error {
+    Error::new(
+        Refusal::PushNotSupported,
+        format!(
+            "{method}: this agent does not send push notifications \
+             (capabilities.pushNotifications is false)"
+        ),
+    )
 }

@@ -69,7 +69,6 @@ pub(super) fn reply(reply: Reply, media: MediaType) -> Response {
         Reply::Json { status, body } => json(status, body, media),
         // The engine answers every operation of this binding; a notification cannot reach
         // it.
-        Reply::NoContent => StatusCode::NO_CONTENT.into_response(),
         Reply::Stream(events) => crate::http::sse(events, true),
     }
 }

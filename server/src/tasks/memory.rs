@@ -3,6 +3,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use super::budget::ByteBudget;
+
+use super::size::{estimated_bytes, event_bytes};
 use super::{Lease, Logged, SharedStored, Since, StoreError, Stored, TaskStore, page_token};
 use super::{parse_time, view};
 use crate::owner::Owner;
@@ -17,25 +20,48 @@ pub const IN_MEMORY_LOG_WRITES: usize = 64;
 /// ones.
 pub const DEFAULT_IN_MEMORY_CAPACITY: usize = 1_000;
 
+/// How many bytes of tasks [`InMemoryTaskStore::new`] keeps before it forgets the oldest
+/// finished ones: 256 MiB, which a laptop spares, and room for two of AgentCore's largest
+/// (100 MB) requests and their echoes.
+pub const DEFAULT_IN_MEMORY_BYTES: usize = 256 * 1024 * 1024;
+
 /// Tasks in process memory: lost on restart, not shared between processes.
 ///
-/// It holds at most `capacity` tasks: past that, the oldest tasks in a terminal state are
-/// forgotten first (a get then answers -32001), so a long-running process does not grow
-/// without bound. Tasks still open are never forgotten.
+/// It holds at most `capacity` tasks and about `max_bytes` of them (their texts, data,
+/// files and logged events, as [`estimated_bytes`](super::estimated_bytes) counts them):
+/// past either bound, the oldest tasks in a terminal state are forgotten first (a get then
+/// answers -32001, task not found), so a long-running process does not grow without
+/// bound. Tasks still open are never forgotten, nor the task written last (a client can
+/// read back what it was just sent even when that task alone is over the bound). Tasks
+/// forgotten for their bytes are logged at info, for their count at debug. Stores can
+/// share one bound ([`ByteBudget`], [`InMemoryTaskStore::with_budget`]).
+///
+/// ```
+/// use a2a_server::tasks::InMemoryTaskStore;
+///
+/// // 10,000 tasks or 64 MiB of them, whichever comes first.
+/// let store = InMemoryTaskStore::with_limits(10_000, 64 * 1024 * 1024);
+/// assert_eq!(store.bytes(), 0);
+/// ```
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
-    inner: RwLock<Tasks>,
+    inner: Arc<RwLock<Tasks>>,
     capacity: usize,
+    budget: ByteBudget,
 }
 
 #[derive(Debug, Default)]
-struct Tasks {
+pub(super) struct Tasks {
     by_id: HashMap<Arc<str>, SharedStored>,
     /// The logged writes of the tasks that have any, the newest last, and the version
     /// before which the log may miss some.
     logs: HashMap<Arc<str>, TaskLog>,
     /// Ids in the order they were first saved (sharing the map's keys).
     order: std::collections::VecDeque<Arc<str>>,
+    /// The estimated bytes of each task, its log's included.
+    sizes: HashMap<Arc<str>, usize>,
+    /// Their sum.
+    bytes: usize,
 }
 
 impl Default for InMemoryTaskStore {
@@ -45,17 +71,49 @@ impl Default for InMemoryTaskStore {
 }
 
 impl InMemoryTaskStore {
-    /// An empty store holding up to [`DEFAULT_IN_MEMORY_CAPACITY`] tasks.
+    /// An empty store holding up to [`DEFAULT_IN_MEMORY_CAPACITY`] tasks and
+    /// [`DEFAULT_IN_MEMORY_BYTES`] of them.
     pub fn new() -> Self {
-        Self::with_capacity(DEFAULT_IN_MEMORY_CAPACITY)
+        Self::with_limits(DEFAULT_IN_MEMORY_CAPACITY, DEFAULT_IN_MEMORY_BYTES)
     }
 
-    /// An empty store holding up to `capacity` tasks (at least one).
+    /// An empty store holding up to `capacity` tasks (at least one) and
+    /// [`DEFAULT_IN_MEMORY_BYTES`] of them.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_limits(capacity, DEFAULT_IN_MEMORY_BYTES)
+    }
+
+    /// An empty store holding up to `capacity` tasks (at least one) and about `max_bytes`
+    /// of them.
+    pub fn with_limits(capacity: usize, max_bytes: usize) -> Self {
+        Self::with_budget(capacity, &ByteBudget::new(max_bytes))
+    }
+
+    /// An empty store holding up to `capacity` tasks (at least one), its bytes counted
+    /// in `budget` with those of the other stores sharing it.
+    pub fn with_budget(capacity: usize, budget: &ByteBudget) -> Self {
+        let inner = Arc::new(RwLock::new(Tasks::default()));
+        budget.register(&inner);
         Self {
-            inner: RwLock::new(Tasks::default()),
+            inner,
             capacity: capacity.max(1),
+            budget: budget.clone(),
         }
+    }
+
+    /// The estimated bytes of the tasks held now.
+    pub fn bytes(&self) -> usize {
+        self.read().bytes
+    }
+
+    /// How many tasks are held now.
+    pub fn len(&self) -> usize {
+        self.read().by_id.len()
+    }
+
+    /// True when no task is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -72,6 +130,92 @@ impl InMemoryTaskStore {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Saves `task` (new, or at version `expected`) and forgets what the bounds say.
+    fn write_task(
+        &self,
+        task: &Arc<Task>,
+        owner: &Owner,
+        expected: Option<u64>,
+    ) -> Result<u64, StoreError> {
+        let mut tasks = self.write();
+        let tasks = &mut *tasks;
+        match (tasks.by_id.get_mut(task.id.as_str()), expected) {
+            (Some(stored), Some(expected)) if stored.version == expected => {
+                stored.version += 1;
+                stored.task = Arc::clone(task);
+                if stored.owner != *owner {
+                    stored.owner = owner.clone();
+                }
+                let version = stored.version;
+                let id: Arc<str> = Arc::from(task.id.as_str());
+                let log = tasks.logs.get(&*id).map_or(0, |log| log.bytes);
+                tasks.resize(&id, estimated_bytes(task) + log, &self.budget);
+                tasks.evict(self.capacity, &self.budget, &id);
+                Ok(version)
+            }
+            (None, None) => {
+                let stored = SharedStored {
+                    task: Arc::clone(task),
+                    version: 1,
+                    owner: owner.clone(),
+                };
+                let id: Arc<str> = Arc::from(task.id.as_str());
+                tasks.by_id.insert(Arc::clone(&id), stored);
+                tasks.order.push_back(Arc::clone(&id));
+                tasks.resize(&id, estimated_bytes(task), &self.budget);
+                tasks.evict(self.capacity, &self.budget, &id);
+                Ok(1)
+            }
+            _ => Err(StoreError::Conflict(task.id.clone())),
+        }
+    }
+
+    /// Logs the events of the write that made `version` of `task`.
+    fn write_log(&self, task: &Task, version: u64, events: &[StreamEvent]) {
+        let mut tasks = self.write();
+        if tasks.by_id.contains_key(task.id.as_str()) {
+            let id: Arc<str> = Arc::from(task.id.as_str());
+            let log = tasks
+                .logs
+                .entry(Arc::clone(&id))
+                .or_insert_with(|| TaskLog {
+                    writes: std::collections::VecDeque::new(),
+                    complete_from: version,
+                    bytes: 0,
+                });
+            let before = log.bytes;
+            if log.writes.len() == IN_MEMORY_LOG_WRITES
+                && let Some(dropped) = log.writes.pop_front()
+            {
+                log.complete_from = dropped.version + 1;
+                log.bytes -= logged_bytes(&dropped.events);
+            }
+            log.bytes += logged_bytes(events);
+            log.writes.push_back(Logged {
+                version,
+                events: events.to_vec(),
+            });
+            let after = log.bytes;
+            let size = tasks.sizes.get(&*id).copied().unwrap_or(0);
+            tasks.resize(&id, size - before + after, &self.budget);
+            tasks.evict(self.capacity, &self.budget, &id);
+        }
+    }
+
+    /// After a write: when the shared budget is still over its bound (this store had
+    /// nothing more it could forget), the other stores forget their oldest finished tasks.
+    fn settle(&self) {
+        if self.budget.over() {
+            self.budget.reclaim(&self.inner);
+        }
+    }
+}
+
+impl Drop for InMemoryTaskStore {
+    fn drop(&mut self) {
+        self.budget.remove(self.read().bytes);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -80,26 +224,60 @@ struct TaskLog {
     /// Writes before this version may be missing (dropped to keep the log bounded, or
     /// made before the log started).
     complete_from: u64,
+    /// The estimated bytes of the writes' events.
+    bytes: usize,
+}
+
+fn logged_bytes(events: &[StreamEvent]) -> usize {
+    events.iter().map(event_bytes).sum()
 }
 
 impl Tasks {
-    /// Forgets the oldest terminal tasks until at most `capacity` remain (or none can go).
-    fn evict(&mut self, capacity: usize) {
-        let mut excess = self.by_id.len().saturating_sub(capacity);
+    /// Sets the estimated size of task `id` to `bytes`.
+    fn resize(&mut self, id: &Arc<str>, bytes: usize, budget: &ByteBudget) {
+        let before = self.sizes.insert(Arc::clone(id), bytes).unwrap_or(0);
+        self.bytes = self.bytes - before + bytes;
+        budget.remove(before);
+        budget.add(bytes);
+    }
+
+    /// Forgets the oldest terminal tasks, but never `kept` (the task written last), until
+    /// at most `capacity` remain and `budget` is within its bound (or none can go).
+    pub(super) fn evict(&mut self, capacity: usize, budget: &ByteBudget, kept: &str) {
         let mut index = 0;
-        while excess > 0 && index < self.order.len() {
-            let terminal = self
-                .by_id
-                .get(&*self.order[index])
-                .is_none_or(|stored| stored.task.status.state.is_terminal());
-            if terminal {
-                if let Some(id) = self.order.remove(index) {
-                    self.by_id.remove(&*id);
-                    self.logs.remove(&*id);
-                }
-                excess -= 1;
-            } else {
+        while (self.by_id.len() > capacity || budget.over()) && index < self.order.len() {
+            let id = &self.order[index];
+            let evictable = &**id != kept
+                && self
+                    .by_id
+                    .get(&**id)
+                    .is_none_or(|stored| stored.task.status.state.is_terminal());
+            if !evictable {
                 index += 1;
+                continue;
+            }
+            let for_bytes = self.by_id.len() <= capacity;
+            if let Some(id) = self.order.remove(index) {
+                self.by_id.remove(&*id);
+                self.logs.remove(&*id);
+                let bytes = self.sizes.remove(&*id).unwrap_or(0);
+                self.bytes -= bytes;
+                budget.remove(bytes);
+                if for_bytes {
+                    tracing::info!(
+                        task_id = &*id,
+                        bytes,
+                        held_bytes = budget.held(),
+                        max_bytes = budget.max(),
+                        "finished task forgotten: the in-memory task store is over its bytes"
+                    );
+                } else {
+                    tracing::debug!(
+                        task_id = &*id,
+                        capacity,
+                        "finished task forgotten: the in-memory task store is full"
+                    );
+                }
             }
         }
     }
@@ -135,31 +313,9 @@ impl TaskStore for InMemoryTaskStore {
         owner: &Owner,
         expected: Option<u64>,
     ) -> Result<u64, StoreError> {
-        let mut tasks = self.write();
-        let tasks = &mut *tasks;
-        match (tasks.by_id.get_mut(task.id.as_str()), expected) {
-            (Some(stored), Some(expected)) if stored.version == expected => {
-                stored.version += 1;
-                stored.task = Arc::clone(task);
-                if stored.owner != *owner {
-                    stored.owner = owner.clone();
-                }
-                Ok(stored.version)
-            }
-            (None, None) => {
-                let stored = SharedStored {
-                    task: Arc::clone(task),
-                    version: 1,
-                    owner: owner.clone(),
-                };
-                let id: Arc<str> = Arc::from(task.id.as_str());
-                tasks.by_id.insert(Arc::clone(&id), stored);
-                tasks.order.push_back(id);
-                tasks.evict(self.capacity);
-                Ok(1)
-            }
-            _ => Err(StoreError::Conflict(task.id.clone())),
-        }
+        let written = self.write_task(task, owner, expected);
+        self.settle();
+        written
     }
 
     async fn put_logged(
@@ -171,28 +327,11 @@ impl TaskStore for InMemoryTaskStore {
         _: Option<&Lease>,
     ) -> Result<u64, StoreError> {
         // A task in memory dies with its process: it needs no lease.
-        let version = self.put_shared(task, owner, expected).await?;
+        let version = self.write_task(task, owner, expected)?;
         if !events.is_empty() {
-            let mut tasks = self.write();
-            if tasks.by_id.contains_key(task.id.as_str()) {
-                let log = tasks
-                    .logs
-                    .entry(Arc::from(task.id.as_str()))
-                    .or_insert_with(|| TaskLog {
-                        writes: std::collections::VecDeque::new(),
-                        complete_from: version,
-                    });
-                if log.writes.len() == IN_MEMORY_LOG_WRITES
-                    && let Some(dropped) = log.writes.pop_front()
-                {
-                    log.complete_from = dropped.version + 1;
-                }
-                log.writes.push_back(Logged {
-                    version,
-                    events: events.to_vec(),
-                });
-            }
+            self.write_log(task, version, events);
         }
+        self.settle();
         Ok(version)
     }
 

@@ -162,3 +162,21 @@ where
     }
     read
 }
+
+/// The JSON-RPC body of a refusal: a JSON reply, or a stream whose one event is the error
+/// (how a v0.3 stream refused once its request was found valid is answered).
+pub async fn refusal(reply: a2a_server::engine::Reply) -> Value {
+    match reply {
+        a2a_server::engine::Reply::Json { body, .. } => {
+            serde_json::from_slice(&body).expect("the refusal is JSON")
+        }
+        a2a_server::engine::Reply::Stream(mut events) => {
+            let read = read_rest(&mut events).await;
+            let [event] = read.as_slice() else {
+                panic!("expected a stream of one error event, got {read:?}");
+            };
+            assert!(event.get("error").is_some(), "{event}");
+            event.clone()
+        }
+    }
+}

@@ -47,7 +47,9 @@
 //!
 //! A non-blocking send finishes its task: an internal Lambda extension keeps the
 //! environment thawed after the answer until the agent is done, within the invocation's
-//! time, and billed for it ([`background`]).
+//! time, and billed for it ([`background`]). When the environment shuts down, the tasks
+//! still at work are failed in the store with a clear status message before the process
+//! exits, within Lambda's 500 ms ([`background::shutdown`]).
 
 pub mod app;
 pub mod background;
@@ -297,6 +299,18 @@ impl Lambda {
             tracing::error!(error, "init failed");
             return Err(error.into());
         }
+        // From init on: the environment's shutdown comes as SIGTERM (background::shutdown).
+        let signal = match background::Signal::install() {
+            Ok(signal) => Some(signal),
+            Err(error) => {
+                tracing::warn!(
+                    %error,
+                    "no SIGTERM handler: tasks still at work when the environment shuts \
+                     down are not settled"
+                );
+                None
+            }
+        };
         // Before the runtime's first request for an invocation: Lambda takes extensions'
         // registrations only during init.
         let background = Arc::new(Background::default());
@@ -352,7 +366,7 @@ impl Lambda {
             init_ms = started.elapsed().as_secs_f64() * 1000.0,
             "init complete"
         );
-        background::serve(app, config.streaming, &background, extension).await
+        background::serve(app, config.streaming, &background, extension, signal).await
     }
 }
 

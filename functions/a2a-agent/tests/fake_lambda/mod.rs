@@ -447,6 +447,28 @@ impl Function {
         assert!(!status.success(), "{status}");
     }
 
+    /// Sends the process `SIGTERM`, as Lambda does at the start of an environment's
+    /// shutdown, and waits for it to exit (the test's own servers, on its runtime, go on
+    /// meanwhile); how it exited, and how long after the signal.
+    pub async fn terminate(&mut self) -> (std::process::ExitStatus, Duration) {
+        let signaled = Instant::now();
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIGTERM sent: {sent}");
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the process is there") {
+                return (status, signaled.elapsed());
+            }
+            assert!(
+                signaled.elapsed() < STEP,
+                "still running {STEP:?} after SIGTERM"
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
     /// The JSON log lines so far.
     pub fn logs(&self) -> Vec<Value> {
         self.lines

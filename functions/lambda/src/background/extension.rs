@@ -95,6 +95,11 @@ impl Background {
         let _ = self.engine.set(engine);
     }
 
+    /// The engine, once set.
+    pub(super) fn engine(&self) -> Option<&Arc<Engine>> {
+        self.engine.get()
+    }
+
     /// Holds the invocation `request_id` until the runtime has finished it and no task
     /// runs, or until [`DEADLINE_MARGIN`] before `deadline`: then the tasks still at work
     /// are failed with [`OUT_OF_TIME`], written to the store, and their agents told to
@@ -206,8 +211,9 @@ impl std::fmt::Debug for Extension {
 
 impl Extension {
     /// Registers the extension for `INVOKE` events (internal extensions get no
-    /// `SHUTDOWN`), within [`REGISTER_TIMEOUT`]. Call it during init, before the runtime
-    /// asks for its first invocation: Lambda takes registrations only then.
+    /// `SHUTDOWN`: the runtime's `SIGTERM` stands for it, see [`super::shutdown`]), within
+    /// [`REGISTER_TIMEOUT`]. Call it during init, before the runtime asks for its first
+    /// invocation: Lambda takes registrations only then.
     ///
     /// # Errors
     /// No Extensions API (not on Lambda, or an emulator without it), or it refused.

@@ -21,6 +21,11 @@
 //! still at work are then failed with [`OUT_OF_TIME`] as their status message, written to
 //! the store before the deadline, and their agents told to stop.
 //!
+//! **Shutdown.** When Lambda shuts the environment down, it sends the process `SIGTERM`
+//! (the extension's registration is what makes it do so) and kills it 500 ms later: the
+//! tasks still at work are failed in the store with [`SHUT_DOWN`] as their status
+//! message, and their push notifications sent, within that time ([`shutdown`]).
+//!
 //! **Cost.** Lambda bills an invocation until the runtime and every extension have asked
 //! for their next event, so the billed duration includes the background work, and the
 //! instance takes no other invocation meanwhile (a concurrent request goes to another
@@ -36,22 +41,27 @@
 
 mod extension;
 mod invocations;
+pub mod shutdown;
 
 pub use extension::{
     Background, DEADLINE_MARGIN, EXTENSION_NAME, Extension, ExtensionError, Held, NEXT_EVENT_SLACK,
     OUT_OF_TIME, REGISTER_TIMEOUT, deadline_instant,
 };
 pub use invocations::{Finishing, Invocations, TrackLayer, Tracked};
+pub use shutdown::{SHUT_DOWN, Settled, Signal};
 
 use lambda_http::lambda_runtime::{Runtime, layers::TracingLayer};
 
 use crate::{App, Error};
 
 /// Serves the runtime's invocations with `app` (streamed or buffered), each one recorded
-/// in `background` when finished, alongside the extension when it registered.
+/// in `background` when finished, alongside the extension when it registered, until the
+/// runtime stops or `signal` comes.
 ///
 /// The extension's end does not stop the runtime: it is logged as an error (non-blocking
-/// sends may stall from then on) and the runtime goes on.
+/// sends may stall from then on) and the runtime goes on. On the shutdown signal, the
+/// tasks still at work are settled ([`Background::shut_down`]) and this returns `Ok`,
+/// within Lambda's [`shutdown::SHUTDOWN_BUDGET`].
 ///
 /// # Errors
 /// The runtime failed.
@@ -60,6 +70,7 @@ pub async fn serve(
     streaming: bool,
     background: &Background,
     extension: Option<Extension>,
+    signal: Option<Signal>,
 ) -> Result<(), Error> {
     let track = TrackLayer::new(background.invocations());
     // What lambda_http::run and run_with_streaming_response do, with the tracking layer
@@ -79,19 +90,38 @@ pub async fn serve(
                 .await
         }
     };
-    let Some(extension) = extension else {
-        return runtime.await;
+    let extension_runs = extension.is_some();
+    let extension = async move {
+        match extension {
+            Some(extension) => extension.run().await,
+            None => std::future::pending().await,
+        }
     };
-    tokio::pin!(runtime);
-    tokio::select! {
-        result = &mut runtime => return result,
-        error = extension.run() => tracing::error!(
-            %error,
-            "the background-work extension stopped: the agents of non-blocking sends may \
-             be frozen with the environment from now on"
-        ),
+    let shutdown = async move {
+        match signal {
+            Some(mut signal) => signal.received().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(runtime, extension, shutdown);
+    let mut extension_runs = extension_runs;
+    loop {
+        tokio::select! {
+            result = &mut runtime => return result,
+            signaled = &mut shutdown => {
+                background.shut_down(signaled).await;
+                return Ok(());
+            }
+            error = &mut extension, if extension_runs => {
+                extension_runs = false;
+                tracing::error!(
+                    %error,
+                    "the background-work extension stopped: the agents of non-blocking \
+                     sends may be frozen with the environment from now on"
+                );
+            }
+        }
     }
-    runtime.await
 }
 
 #[cfg(test)]

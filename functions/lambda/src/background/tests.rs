@@ -294,3 +294,5 @@ async fn the_runtime_layer_records_each_invocation_once_answered() {
 fn http_parts() -> axum::http::response::Parts {
     axum::http::Response::new(()).into_parts().0
 }
+
+mod shutdown;

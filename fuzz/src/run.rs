@@ -123,11 +123,16 @@ static PANICS: Mutex<Vec<(String, Option<Input>)>> = Mutex::new(Vec::new());
 fn install_panic_hook() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        std::panic::set_hook(Box::new(|info| {
+        // Panics outside an input (a test's own assertion) keep the previous hook's report.
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
             let input = CURRENT
                 .try_with(|current| current.borrow().clone())
                 .ok()
                 .flatten();
+            if input.is_none() {
+                previous(info);
+            }
             let location = info
                 .location()
                 .map(|at| format!(" at {}:{}", at.file(), at.line()))

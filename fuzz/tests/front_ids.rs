@@ -10,7 +10,8 @@ use axum::http::Request;
 use http_body_util::BodyExt as _;
 use tower::ServiceExt as _;
 
-const ARN: &str = "arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fa-AbCdEf1234";
+const ARN: &str =
+    "arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fa-AbCdEf1234";
 const NOT_FOUND: &str = r#""error":{"code":-32051,"message":"Resource not found - Requested resource does not exist"}}"#;
 
 async fn post(path: &str, body: &str) -> (u16, String) {
@@ -20,7 +21,10 @@ async fn post(path: &str, body: &str) -> (u16, String) {
         .unwrap();
     let request = Request::post(path)
         .header("content-type", "application/json")
-        .header("x-amzn-bedrock-agentcore-runtime-session-id", "s".repeat(40))
+        .header(
+            "x-amzn-bedrock-agentcore-runtime-session-id",
+            "s".repeat(40),
+        )
         .body(Body::from(body.to_owned()))
         .unwrap();
     let response = front.oneshot(request).await.unwrap();

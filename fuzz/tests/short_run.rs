@@ -26,7 +26,11 @@ fn a_short_fuzz_run_finds_nothing() {
     assert_eq!(report.inputs, INPUTS);
     // Every kind of answer was reached: results, refusals, streams' 200s.
     for status in [200, 400, 404, 405] {
-        assert!(report.statuses.contains_key(&status), "{:?}", report.statuses);
+        assert!(
+            report.statuses.contains_key(&status),
+            "{:?}",
+            report.statuses
+        );
     }
     let findings: Vec<String> = report
         .findings

@@ -331,12 +331,11 @@ pub fn task_ids(answer: &Answer) -> Vec<String> {
         if let Ok(value) = serde_json::from_slice::<Value>(&answer.body) {
             take(&value);
         }
-    } else if answer.body.starts_with(b"data:") || answer.body.starts_with(b"event:") {
-        if let Some((_, data)) = events(&answer.body).first()
-            && let Ok(value) = serde_json::from_slice::<Value>(data)
-        {
-            take(&value);
-        }
+    } else if (answer.body.starts_with(b"data:") || answer.body.starts_with(b"event:"))
+        && let Some((_, data)) = events(&answer.body).first()
+        && let Ok(value) = serde_json::from_slice::<Value>(data)
+    {
+        take(&value);
     }
     ids
 }

@@ -552,10 +552,9 @@ async fn cancel_resubscribe(
     };
     let task_for_stream = task.clone();
     let stream = tokio::spawn(async move {
-        let reply = subscriber
+        subscriber
             .call(subscribe, json!({"id": task_for_stream}), v1)
-            .await;
-        reply.map(|(id, reply)| (id, reply))
+            .await
     });
     let (id, reply) = caller.call(cancel, json!({"id": task}), v1).await?;
     let result = answer(&reply, &id)?.map_err(|code| format!("cancel: error {code}"))?;

@@ -107,7 +107,9 @@ pub fn input(u: &mut Unstructured<'_>, known: &Known) -> Result<Input> {
         15 | 16 => other_path(u, target)?,
         _ => random_request(u, target)?,
     };
-    if target == Target::Front && u.ratio(7, 8)? {
+    // Nearly always a session of the pool: without one, each invocation starts a new
+    // session, and the quota (1,000) is soon reached.
+    if target == Target::Front && u.ratio(63, 64)? {
         input.headers.push((
             "x-amzn-bedrock-agentcore-runtime-session-id".to_owned(),
             session_id(u)?,

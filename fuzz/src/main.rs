@@ -90,7 +90,7 @@ fn main() -> ExitCode {
         println!("  {kind}: {count}");
     }
     for (known, count) in &report.known {
-        println!("known (reported, not counted): {known}: {count}");
+        println!("known (counted apart): {known}: {count}");
     }
     if report.findings.is_empty() {
         return ExitCode::SUCCESS;
@@ -101,8 +101,13 @@ fn main() -> ExitCode {
             args.findings.display()
         );
     }
+    let mut shown: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for (number, finding) in report.findings.iter().enumerate() {
-        println!("- {}: {}", finding.kind, finding.detail);
+        let count = shown.entry(finding.kind.as_str()).or_default();
+        *count += 1;
+        if *count <= 5 {
+            println!("- {}: {}", finding.kind, finding.detail);
+        }
         if let Some(input) = &finding.input {
             let name = finding
                 .kind
@@ -111,7 +116,8 @@ fn main() -> ExitCode {
                 .collect::<String>();
             let path = args.findings.join(format!("{name}-{number}.http"));
             match std::fs::write(&path, input.to_bytes()) {
-                Ok(()) => println!("  input: {}", path.display()),
+                Ok(()) if *count <= 5 => println!("  input: {}", path.display()),
+                Ok(()) => {}
                 Err(error) => eprintln!("a2a-fuzz: cannot write {}: {error}", path.display()),
             }
         }

@@ -3,7 +3,7 @@
 //! - never a 5xx (the router turns a panic into an answer, so panics are counted apart,
 //!   by the driver's panic hook);
 //! - on a JSON-RPC path (`POST /`, the container's public URL path, AWS's invocation
-//!   path): a JSON-RPC 2.0 response (`"jsonrpc":"2.0"`, the id, exactly one of `result`
+//!   path; but see below for the front's 404s): a JSON-RPC 2.0 response (`"jsonrpc":"2.0"`, the id, exactly one of `result`
 //!   and `error`, an error with an integer `code` and a string `message`) whose id is the
 //!   request's — `null` when the body has none that can be read (JSON-RPC 2.0 §5: "If
 //!   there was an error in detecting the id in the Request object … it MUST be Null") —
@@ -11,6 +11,9 @@
 //! - on an HTTP+JSON route: a JSON result, an SSE stream of JSON objects, or a
 //!   `google.rpc.Status` body (`{"error":{"code","status","message"}}`) whose `code` is
 //!   the HTTP status (A2A specification §11.6);
+//! - the front's 404 for an invocation path naming no runtime or endpoint served here,
+//!   its 402 (ServiceQuotaExceededException, AWS's own `{"message"}` shape) and
+//!   StopRuntimeSession's empty 200 are the platform's documented answers;
 //! - elsewhere (card, ping, the emulator's own paths, unknown paths): no 5xx, JSON that
 //!   parses when the content type says JSON, and a JSON-RPC body's id the request's or
 //!   `null`.
@@ -138,6 +141,15 @@ pub fn check(input: &Input, answer: &Answer) -> Result<(), Violation> {
     if input.method == "HEAD" || status == 304 {
         return Ok(());
     }
+    if input.target == Target::Front && status == 402 {
+        // ServiceQuotaExceededException, AWS's own shape (`{"message": …}`), not JSON-RPC:
+        // the active-session quota (AgentCore quotas page, "Active session workloads per
+        // account").
+        return match serde_json::from_slice::<Value>(&answer.body) {
+            Ok(value) if value.get("message").is_some_and(Value::is_string) => Ok(()),
+            _ => Err(Violation::NotJson(preview(&answer.body))),
+        };
+    }
     let content_type = answer
         .headers
         .get(axum::http::header::CONTENT_TYPE)
@@ -161,6 +173,12 @@ pub fn check(input: &Input, answer: &Answer) -> Result<(), Violation> {
                 };
             }
             let expected = expected.unwrap_or(Value::Null);
+            if input.target == Target::Front && status == 404 {
+                // A path that names no runtime or endpoint here: the front refuses it
+                // without reading the payload (`tests/tests/front_limits.rs`,
+                // another_qualifier_is_not_found), so the id may be null.
+                return json_rpc(&answer.body, Due::BodysOrNull(&input.body));
+            }
             if sse {
                 for (_, data) in events(&answer.body) {
                     json_rpc(&data, Due::Exactly(&expected))?;

@@ -117,6 +117,10 @@ tokio::task_local! {
     static CURRENT: RefCell<Option<Input>>;
 }
 
+/// A response the front cut because a StopRuntimeSession input ended its session: the
+/// platform's documented behaviour, counted with the known issues.
+pub const CUT_BY_STOP: &str = "documented, not an issue: a response cut by StopRuntimeSession";
+
 /// Panics seen by the hook since the last [`take_panics`]: message and input.
 static PANICS: Mutex<Vec<(String, Option<Input>)>> = Mutex::new(Vec::new());
 
@@ -295,6 +299,16 @@ async fn work(worker: u64, targets: &Targets, shared: &Shared, config: &Config) 
                     format!("no whole answer within {:?}", config.bound),
                     Some(input),
                 );
+            }
+            Outcome::BodyFailed(error)
+                if input.target == crate::input::Target::Front && error == "the session ended" =>
+            {
+                // StopRuntimeSession "instantly terminates the specified session and stops
+                // any ongoing streaming responses" (AgentCore Developer Guide,
+                // runtime-stop-session.html): the fuzzer stops its own sessions too.
+                if let Ok(mut report) = shared.report.lock() {
+                    *report.known.entry(CUT_BY_STOP).or_default() += 1;
+                }
             }
             Outcome::BodyFailed(error) => {
                 shared.record("body failed", error, Some(input));

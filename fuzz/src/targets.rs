@@ -72,7 +72,7 @@ impl std::fmt::Debug for Targets {
 impl Targets {
     /// Builds them around the echo agent, each with its own in-memory store. Must be
     /// called inside a Tokio runtime. The front does not throttle (a fuzzer would see
-    /// nothing but 429s).
+    /// nothing but 429s), and idle sessions end after 5 s.
     ///
     /// # Errors
     /// [`BuildError`] when one cannot be built.
@@ -81,8 +81,10 @@ impl Targets {
         let container_jsonrpc = Container::new(EchoAgent)
             .bindings(Bindings::default())
             .into_router(&format!("https://example.com{INTERFACE_PATH}/"))?;
+        // Idle sessions end after a few seconds, so those the fuzzer starts come and go.
         let front = Emulator::new(EchoAgent)
             .rate_limit(0)
+            .idle_timeout(Duration::from_secs(5))
             .into_service(([127, 0, 0, 1], 9000).into())?;
         Ok(Self {
             container,

@@ -84,6 +84,9 @@ pub struct Stats {
     /// Failures of requests begun after the server was told to stop (expected then:
     /// new connections are refused).
     pub refused_after_stop: u64,
+    /// Actions begun before the stop whose request the server never took once it was
+    /// stopping (no response began: sent on a connection it was closing).
+    pub not_taken_at_stop: u64,
     /// Resubscribes that found the task already canceled (the cancel won the race).
     pub raced: u64,
     /// Gets answered -32001 (task not found): the task was evicted, the in-memory store
@@ -156,6 +159,10 @@ impl StopClock {
     pub fn mark(&self, since: Duration) {
         self.at
             .store(since.as_micros().max(1) as u64, Ordering::SeqCst);
+    }
+
+    fn stopped(&self) -> bool {
+        self.at.load(Ordering::SeqCst) != 0
     }
 
     fn stopped_before(&self, since: Duration) -> bool {
@@ -373,6 +380,10 @@ async fn work(
                     stats.latencies.entry(action).or_default().push(micros);
                 }
                 Err(_) if after_stop => stats.refused_after_stop += 1,
+                // Begun before the stop, refused without a response once it came.
+                Err(error) if stop.stopped() && error.starts_with("send:") => {
+                    stats.not_taken_at_stop += 1;
+                }
                 // Begun before the stop: must have finished or been answered.
                 Err(error) => stats.fail(format!("{}: {error}", action.name())),
             }

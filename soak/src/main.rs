@@ -237,15 +237,18 @@ async fn sigterm(
     let exited_after = signalled.elapsed();
     let stats = running.await.map_err(|error| error.to_string())?;
     println!(
-        "  requests: {} ({} failed after SIGTERM, as new connections are refused)",
+        "  requests: {} done; {} begun after SIGTERM failed (new connections are refused); \
+         {} begun before it were never taken (sent on a keep-alive connection the server \
+         was closing, no response began)",
         stats.total(),
-        stats.refused_after_stop
+        stats.refused_after_stop,
+        stats.not_taken_at_stop
     );
     print_stats(&stats);
     verdict.check(
         stats.unexpected == 0,
         format!(
-            "requests in flight at SIGTERM that neither finished nor were answered: {}",
+            "requests in flight at SIGTERM (a response begun) that did not finish, or answered wrong: {}",
             stats.unexpected
         ),
     );

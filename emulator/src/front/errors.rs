@@ -3,7 +3,6 @@
 
 use a2a_core::error::{Error, ErrorProfile, Refusal};
 use a2a_core::jsonrpc::{ErrorResponse, Id};
-use axum::body::Body;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
@@ -23,20 +22,4 @@ pub fn platform_error(refusal: Refusal, id: Id, detail: &str) -> Response {
         body,
     )
         .into_response()
-}
-
-/// A platform refusal decided before the payload was read, answered once it is: the body
-/// (at most `limit` bytes) is read so that the refusal echoes the request's id, as every
-/// AgentCore error does; `null` when the payload is not JSON-RPC or too large.
-pub async fn platform_error_echoing(
-    refusal: Refusal,
-    body: Body,
-    limit: usize,
-    detail: String,
-) -> Response {
-    let id = match axum::body::to_bytes(body, limit).await {
-        Ok(bytes) => super::request_id_of(&bytes),
-        Err(_) => Id::Null,
-    };
-    platform_error(refusal, id, &detail)
 }

@@ -57,7 +57,7 @@ use futures_util::future::{Either, ready};
 use tower::Service;
 use tracing::Instrument as _;
 
-use errors::{platform_error, platform_error_echoing};
+use errors::platform_error;
 use invoke::{Invocation, refused_entry};
 use limits::{FaultInjector, RateLimiter};
 use routes::{Route, route};
@@ -310,8 +310,13 @@ impl Front {
             Err(detail) => {
                 // Echo the request's id when the payload can be read.
                 let limit = self.config.max_body_bytes;
-                let answer =
-                    platform_error_echoing(Refusal::PlatformValidation, body, limit, detail);
+                let answer = async move {
+                    let id = match axum::body::to_bytes(body, limit).await {
+                        Ok(bytes) => request_id_of(&bytes),
+                        Err(_) => Id::Null,
+                    };
+                    platform_error(Refusal::PlatformValidation, id, &detail)
+                };
                 return Plan::Wait(Box::pin(answer), None);
             }
         };
@@ -336,14 +341,18 @@ impl Front {
         let shown = session.header();
         let route = match route {
             Ok(route) => route,
-            Err(detail) => return self.refuse_echoing(Refusal::UnknownRoute, body, detail, shown),
+            Err(detail) => {
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
+            }
         };
         if let Some(runtime) = route.runtime() {
             if let Some(pinned) = &self.config.runtime_arn
                 && !runtime.is(pinned)
             {
                 let detail = format!("runtime {runtime} does not exist here (serving {pinned})");
-                return self.refuse_echoing(Refusal::UnknownRoute, body, detail, shown);
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
             }
             let qualifier = runtime::query_param(parts.uri.query(), "qualifier");
             let qualifier = qualifier.as_deref().unwrap_or(runtime::DEFAULT_QUALIFIER);
@@ -352,7 +361,8 @@ impl Front {
                     "no endpoint {qualifier:?} (serving {:?})",
                     self.config.qualifier
                 );
-                return self.refuse_echoing(Refusal::UnknownRoute, body, detail, shown);
+                let refused = platform_error(Refusal::UnknownRoute, Id::Null, &detail);
+                return Plan::Answered(refused, Some(shown));
             }
         }
         let front = Arc::clone(self);
@@ -361,8 +371,9 @@ impl Front {
                 let target = match container_target(&parts.uri) {
                     Ok(target) => target,
                     Err(detail) => {
-                        let refusal = Refusal::RuntimeUnavailable;
-                        return self.refuse_echoing(refusal, body, detail, shown);
+                        let refused =
+                            platform_error(Refusal::RuntimeUnavailable, Id::Null, &detail);
+                        return Plan::Answered(refused, Some(shown));
                     }
                 };
                 if parts.method == Method::POST {
@@ -387,20 +398,6 @@ impl Front {
             Route::StopSession { runtime } => return self.stop_session(runtime, parts, body),
         };
         Plan::Wait(answer, Some(shown))
-    }
-
-    /// A refusal that echoes the request's id, once the payload is read (boxed: refusals
-    /// are off the common path).
-    fn refuse_echoing(
-        &self,
-        refusal: Refusal,
-        body: Body,
-        detail: String,
-        session: HeaderValue,
-    ) -> Plan {
-        let limit = self.config.max_body_bytes;
-        let answer = platform_error_echoing(refusal, body, limit, detail);
-        Plan::Wait(Box::pin(answer), Some(session))
     }
 
     /// The session's container's `/ping`, answered even while the session is busy or

@@ -624,3 +624,54 @@ pub async fn left_working(base: &str, kind: Kind, connections: usize) -> Result<
     }
     Ok(working)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sse(body: &str) -> Reply {
+        Reply {
+            status: 200,
+            sse: true,
+            body: body.to_owned(),
+        }
+    }
+
+    #[test]
+    fn percentiles_are_the_50th_and_99th_in_milliseconds() {
+        let mut latencies: Vec<u32> = (1..=100).map(|ms| ms * 1000).collect();
+        assert_eq!(percentiles(&mut latencies), (51.0, 100.0));
+        assert_eq!(percentiles(&mut []), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_stream_is_read_event_by_event_each_with_the_id() {
+        let body = "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"kind\":\"task\"}}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"final\":true}}\n\n";
+        let results = stream_results(&sse(body), &json!(3)).unwrap();
+        assert_eq!(results, [json!({"kind": "task"}), json!({"final": true})]);
+        // Another id, or an error event, is not what the stream is due.
+        assert!(stream_results(&sse(body), &json!(4)).is_err());
+        let error = "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32603,\"message\":\"x\"}}\n\n";
+        assert_eq!(
+            stream_results(&sse(error), &json!(3)),
+            Err("stream event error -32603".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_state_is_read_from_a_task_a_v1_wrapper_or_a_status_update() {
+        assert_eq!(
+            state_of(&json!({"status": {"state": "completed"}})),
+            "completed"
+        );
+        assert_eq!(
+            state_of(&json!({"task": {"status": {"state": "TASK_STATE_WORKING"}}})),
+            "TASK_STATE_WORKING"
+        );
+        assert_eq!(
+            state_of(&json!({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELED"}}})),
+            "TASK_STATE_CANCELED"
+        );
+    }
+}

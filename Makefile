@@ -14,7 +14,7 @@ export RUSTDOCFLAGS := -D warnings
 TOOLS_VENV ?= .venv-tools
 CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 
-.PHONY: help run build test fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load watch deploy deploy-sam cargo-lambda moto clean
+.PHONY: help run build test fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load fuzz soak watch deploy deploy-sam cargo-lambda moto clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -79,6 +79,27 @@ bench: ## Criterion benchmarks (parse + convert; one send in-process) and the lo
 
 load: ## Load benchmark: emulator vs a minimal JSON-RPC ceiling (needs wrk)
 	scripts/load.py
+
+# The structured fuzzer (fuzz/), release-built: FUZZ_SECONDS, FUZZ_INPUTS (0: no count
+# limit), FUZZ_THREADS, FUZZ_SEED. Findings' inputs go to target/fuzz-findings/.
+FUZZ_SECONDS ?= 300
+FUZZ_INPUTS ?= 0
+FUZZ_THREADS ?= 2
+FUZZ_SEED ?= 19
+
+fuzz: ## Fuzz the router and the front in-process for FUZZ_SECONDS (default 300)
+	$(CARGO) build --release -q -p a2a-fuzz
+	target/release/a2a-fuzz --seconds $(FUZZ_SECONDS) --threads $(FUZZ_THREADS) --seed $(FUZZ_SEED) $(if $(filter-out 0,$(FUZZ_INPUTS)),--inputs $(FUZZ_INPUTS))
+
+# The soak (soak/): SOAK_SECONDS at SOAK_CONNECTIONS against the release emulator (front)
+# and container; SOAK_ARGS adds modes (--slowloris N, --sigterm).
+SOAK_SECONDS ?= 60
+SOAK_CONNECTIONS ?= 256
+SOAK_ARGS ?=
+
+soak: ## Soak the release front and container: mixed load, latency, RSS, fds, tasks left working
+	$(CARGO) build --release -q -p a2a-soak -p a2a-emulator -p a2a-server --bin a2a-soak --bin a2a-emulator --bin a2a-container
+	target/release/a2a-soak --seconds $(SOAK_SECONDS) --connections $(SOAK_CONNECTIONS) $(SOAK_ARGS)
 
 
 cargo-lambda: $(CARGO_LAMBDA) ## Install cargo-lambda (and zig) from PyPI into .venv-tools

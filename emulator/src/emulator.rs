@@ -24,6 +24,8 @@ use crate::front::process::Processes;
 use crate::running::Running;
 
 mod assemble;
+mod in_process;
+pub use in_process::FrontService;
 
 /// Why an emulator could not start or serve.
 #[derive(Debug, thiserror::Error)]

@@ -34,7 +34,7 @@ pub mod inspector;
 mod running;
 
 pub use a2a_core::error::ErrorProfile;
-pub use emulator::{Emulator, EmulatorError};
+pub use emulator::{Emulator, EmulatorError, FrontService};
 pub use front::allowlist::{
     AllowlistError, DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist,
 };

@@ -82,9 +82,10 @@ pub fn headers(headers: &HeaderMap) -> HeaderMap {
 /// A body as the journal keeps it: its secret fields masked (see [`body`]), copied only
 /// when it has some.
 pub fn body_bytes(kept: Bytes) -> Bytes {
-    let has_secret = SECRET_FIELDS
-        .iter()
-        .any(|field| memchr::memmem::find(&kept, field.as_bytes()).is_some());
+    // The searchers are built once: two bodies of every request recorded are scanned.
+    static FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::LazyLock::new(|| SECRET_FIELDS.map(|field| memchr::memmem::Finder::new(field)));
+    let has_secret = FINDERS.iter().any(|finder| finder.find(&kept).is_some());
     if has_secret {
         Bytes::from(body(&String::from_utf8_lossy(&kept)))
     } else {

@@ -10,9 +10,16 @@ time over the run) and peak RSS (VmHWM). Targets:
   front          the emulator as `make run` starts it (AgentCore front, throttling off,
                  the inspector's journal on), and again with `--inspector off`
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent,
-and the container's HTTP+JSON binding, POST /message:send, in the same run.
+and the container's HTTP+JSON binding, POST /message:send, in the same run. Every target
+runs with RUST_LOG=warn, except the "logs on" rows: the container and the front with the
+default logging (info: a line per request), stderr to a file, whose lines are counted
+(the "log lines" column: one per request answered, plus the startup lines).
 
 Usage: scripts/load.py [--seconds N] [--connections N] [--rounds N] [--pin]
+                       [--only TEXT] [--bin DIR]
+--only runs the targets whose name contains TEXT (the ceiling always runs: the
+"× ceiling" column); --bin takes the binaries from DIR (a2a-emulator, a2a-container,
+jsonrpc_ceiling) instead of building them, to compare two builds.
 (needs wrk: apt-get install wrk). On a shared 2-core machine runs swing by ±20%: --rounds
 repeats every target in turn and reports the median round, --pin puts the server on CPU 0
 and wrk (one thread) on CPU 1 (taskset), which steadies the CPU figure.
@@ -25,6 +32,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -96,7 +104,7 @@ def wrk(port, seconds, connections, version):
     }
 
 
-def measure(name, command, version, seconds, connections):
+def measure(name, command, version, seconds, connections, logs=False):
     port = free_port()
     path, expect = "/", b'"result"'
     if version == "rest":
@@ -111,7 +119,11 @@ def measure(name, command, version, seconds, connections):
     headers = {"Content-Type": "application/json",
                "A2A-Version": "1.0" if version == "rest" else version}
     env = dict(os.environ, RUST_LOG="warn")
-    process = subprocess.Popen(pinned(0, command(port)), stdout=subprocess.DEVNULL, env=env)
+    if logs:
+        env.pop("RUST_LOG")
+    log = tempfile.TemporaryFile() if logs else subprocess.DEVNULL
+    process = subprocess.Popen(pinned(0, command(port)), stdout=subprocess.DEVNULL,
+                               stderr=log, env=env)
     try:
         startup = first_answer(port, body, headers, path, expect)
         before = cpu_seconds(process.pid)
@@ -123,10 +135,15 @@ def measure(name, command, version, seconds, connections):
             cpu_us=used * 1e6 / max(result["requests"], 1),
             rss_mib=peak_rss_kib(process.pid) / 1024,
         )
-        return result
     finally:
         process.terminate()
         process.wait(timeout=10)
+    if logs:
+        # The server has stopped, its queued lines written: count them.
+        log.seek(0)
+        result["log_lines"] = sum(1 for _ in log)
+        log.close()
+    return result
 
 
 def main():
@@ -135,6 +152,8 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--pin", action="store_true")
+    parser.add_argument("--only", default="")
+    parser.add_argument("--bin", default="")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is required: apt-get install wrk")
@@ -143,12 +162,16 @@ def main():
             sys.exit("--pin needs taskset and two CPUs")
         global PIN
         PIN = True
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator",
-                    "--bin", "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-server",
-                    "--bin", "a2a-container"], cwd=ROOT, check=True)
-    release = os.path.join(ROOT, "target", "release")
-    ceiling = lambda port: [os.path.join(release, "examples", "jsonrpc_ceiling"), str(port)]
+    if args.bin:
+        release = examples = os.path.abspath(args.bin)
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator", "--bin",
+                        "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-server",
+                        "--bin", "a2a-container"], cwd=ROOT, check=True)
+        release = os.path.join(ROOT, "target", "release")
+        examples = os.path.join(release, "examples")
+    ceiling = lambda port: [os.path.join(examples, "jsonrpc_ceiling"), str(port)]
     def emulator(*extra):
         return lambda port: [os.path.join(release, "a2a-emulator"), "--port", str(port),
                              "--agent", "echo", "--rate-limit", "0", *extra]
@@ -157,30 +180,38 @@ def main():
     container = lambda port: ["env", f"PORT={port}", "A2A_HOST=127.0.0.1", "A2A_AGENT=echo",
                               os.path.join(release, "a2a-container")]
 
-    targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3")]
+    targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3", False)]
     fronts = [("front", emulator()), ("front, inspector off", emulator("--inspector", "off"))]
     for label, command in [("container", container), *fronts]:
         for version, method in [("0.3", "message/send"), ("1.0", "SendMessage")]:
-            targets.append((f"{label} v{version} {method}", command, version))
+            targets.append((f"{label} v{version} {method}", command, version, False))
         if label == "container":
-            targets.append(("container REST message:send", command, "rest"))
-    runs = {name: [] for name, _, _ in targets}
+            targets.append(("container REST message:send", command, "rest", False))
+    # `make run`'s default logging (info) against the RUST_LOG=warn rows above.
+    targets.append(("container v0.3, logs on", container, "0.3", True))
+    targets.append(("front v0.3, logs on", emulator(), "0.3", True))
+    targets = [target for target in targets
+               if target[0].startswith("ceiling") or args.only in target[0]]
+    runs = {name: [] for name, *_ in targets}
     for _ in range(max(args.rounds, 1)):
-        for name, command, version in targets:
-            runs[name].append(measure(name, command, version, args.seconds, args.connections))
+        for name, command, version, logs in targets:
+            runs[name].append(
+                measure(name, command, version, args.seconds, args.connections, logs))
     # The median round of each target, by CPU per request.
     rows = [sorted(runs[name], key=lambda run: run["cpu_us"])[len(runs[name]) // 2]
-            for name, _, _ in targets]
+            for name, *_ in targets]
     how = "server on CPU 0, wrk -t1 on CPU 1" if PIN else "wrk -t2 on the same machine"
     print(f"\n{args.connections} connections, {args.seconds}s each, {how}, "
           f"median of {max(args.rounds, 1)} round(s)\n")
     print(f"{'target':34} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs/req':>11} "
-          f"{'× ceiling':>9} {'peak RSS MiB':>12} {'startup ms':>10} {'errors':>6}")
+          f"{'× ceiling':>9} {'peak RSS MiB':>12} {'startup ms':>10} {'errors':>6} "
+          f"{'log lines':>10}")
     base = rows[0]["cpu_us"]
     for row in rows:
         print(f"{row['name']:34} {row['rps']:9.0f} {row['p50']:7.2f} {row['p99']:7.2f} "
               f"{row['cpu_us']:11.1f} {row['cpu_us'] / base:9.2f} {row['rss_mib']:12.1f} "
-              f"{row['startup_ms']:10.1f} {row['failures']:6d}")
+              f"{row['startup_ms']:10.1f} {row['failures']:6d} "
+              f"{row['log_lines'] if 'log_lines' in row else '':>10}")
     if any(row["failures"] for row in rows):
         sys.exit("some answers were not results (JSON-RPC results, or REST tasks)")
 

@@ -292,9 +292,10 @@ impl Args {
         }
     }
 
-    /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`).
-    pub fn init_logging(&self) {
-        a2a_server::serve::init_logging(self.log_format());
+    /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`), off
+    /// the request path; hold the guard until the emulator returns.
+    pub fn init_logging(&self) -> a2a_server::logging::LogGuard {
+        a2a_server::serve::init_logging(self.log_format())
     }
 
     /// [`Args::build_with_env`] reading `AGENTCORE_RUNTIME_URL` from the process

@@ -12,7 +12,7 @@ mod serve;
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    args.init_logging();
+    let _logs = args.init_logging();
     if let Some(Command::Token(token)) = &args.command {
         return match a2a_emulator::auth_flags::token(&args, token, &|name| std::env::var(name).ok())
         {

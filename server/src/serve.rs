@@ -532,21 +532,11 @@ impl Running {
     }
 }
 
-/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`); colours only on a
-/// terminal and without `NO_COLOR`. Leaves a subscriber already installed in place.
-pub fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(colour)
-        .with_writer(std::io::stderr);
-    let _ = match format {
-        LogFormat::Json => builder.json().try_init(),
-        LogFormat::Text => builder.try_init(),
-    };
+/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`), off the request
+/// path ([`crate::logging`]); colours only on a terminal and without `NO_COLOR`. Leaves a
+/// subscriber already installed in place. Hold the guard until the host returns.
+pub fn init_logging(format: LogFormat) -> crate::logging::LogGuard {
+    crate::logging::Logging::new(format).init()
 }
 
 /// Serves `agent` as an AgentCore container with the environment's settings
@@ -565,7 +555,7 @@ pub fn init_logging(format: LogFormat) {
 /// failed; each is logged before it is returned.
 pub async fn serve(agent: impl IntoAgent) -> Result<(), ServeError> {
     let config = ContainerConfig::from_env();
-    init_logging(
+    let _logs = init_logging(
         config
             .as_ref()
             .map_or(LogFormat::Text, |config| config.log_format),

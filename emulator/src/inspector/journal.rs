@@ -307,10 +307,15 @@ impl Journal {
             // Copied for the feed only while someone listens.
             let published = (self.shared.feed.receiver_count() > 0).then(|| record.clone());
             state.invocations.push_back(record);
-            if state.invocations.len() > self.shared.capacity {
-                state.invocations.pop_front();
+            let forgotten = if state.invocations.len() > self.shared.capacity {
                 state.first += 1;
-            }
+                state.invocations.pop_front()
+            } else {
+                None
+            };
+            // The oldest record is freed after the lock is let go.
+            drop(state);
+            drop(forgotten);
             (seq, published)
         };
         if let Some(record) = published {

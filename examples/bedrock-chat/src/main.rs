@@ -64,7 +64,7 @@ async fn lambda() -> Result<(), a2a_lambda::Error> {
 
 async fn container() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let config = ContainerConfig::from_env();
-    a2a_server::serve::init_logging(
+    let _logs = a2a_server::serve::init_logging(
         config
             .as_ref()
             .map_or(a2a_server::serve::LogFormat::Text, |config| {

@@ -15,7 +15,6 @@ async fn main() -> ExitCode {
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            tracing::error!(%error, "container failed");
             eprintln!("a2a-container: {error}");
             ExitCode::FAILURE
         }
@@ -24,7 +23,7 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), ServeError> {
     let config = ContainerConfig::from_env()?;
-    init_logging(config.log_format);
+    let _logs = init_logging(config.log_format);
     let agent = match std::env::var("A2A_AGENT") {
         Ok(name) if !name.trim().is_empty() => {
             name.parse::<BuiltIn>().map_err(|_| ServeError::Config {
@@ -42,5 +41,10 @@ async fn run() -> Result<(), ServeError> {
         running.url()
     );
     shutdown_signal().await;
-    running.shutdown().await
+    let stopped = running.shutdown().await;
+    if let Err(error) = &stopped {
+        // Logged while the logs still run (they stop, flushed, as `run` returns).
+        tracing::error!(%error, "container failed");
+    }
+    stopped
 }

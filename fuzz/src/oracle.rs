@@ -43,8 +43,8 @@ pub enum Violation {
         /// The id sent back.
         got: String,
     },
-    /// 204 for a request that has an id.
-    #[error("204 No Content for a request with an id")]
+    /// 204: a JSON-RPC request left unanswered (A2A defines no notifications).
+    #[error("204 No Content for a JSON-RPC request")]
     NoContent,
     /// A JSON content type with a body that is not JSON.
     #[error("content type JSON, body not: {0}")]
@@ -66,7 +66,7 @@ impl Violation {
             Self::ServerError(_) => "5xx",
             Self::NotJsonRpc(_) => "not JSON-RPC",
             Self::WrongId { .. } => "wrong id",
-            Self::NoContent => "204 with an id",
+            Self::NoContent => "204 for a JSON-RPC request",
             Self::NotJson(_) => "not JSON",
             Self::NotStatus { .. } => "not google.rpc.Status",
         }
@@ -165,12 +165,8 @@ pub fn check(input: &Input, answer: &Answer) -> Result<(), Violation> {
         PathKind::JsonRpc => {
             let expected = expected_id(&input.body);
             if status == 204 {
-                // TODO(issue 19): remove once requests without an id are answered (the
-                // lead's change on main); until then 204 is accepted for them alone.
-                return match expected {
-                    None if answer.body.is_empty() => Ok(()),
-                    _ => Err(Violation::NoContent),
-                };
+                // Every request is answered, one without an id too (with `"id": null`).
+                return Err(Violation::NoContent);
             }
             let expected = expected.unwrap_or(Value::Null);
             if input.target == Target::Front && status == 404 {

@@ -50,7 +50,14 @@ async fn every_corpus_input_gets_an_answer_the_oracle_accepts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn known_issues_show_nothing_but_themselves() {
     let targets = Targets::new().unwrap();
-    for path in files(&corpus().join("known")) {
+    let known = corpus().join("known");
+    // None are known now (the directory comes back with the next one found).
+    let paths = if known.is_dir() {
+        files(&known)
+    } else {
+        Vec::new()
+    };
+    for path in paths {
         let input = read(&path);
         let Outcome::Answered(answer) = targets.call(&input, BOUND).await else {
             panic!("{}: no answer", path.display());

@@ -209,7 +209,7 @@ mod memory;
 pub mod page_token;
 mod size;
 
-pub use budget::ByteBudget;
+pub use budget::TaskBudget;
 pub use lease::{Lease, LeaseTerms};
 pub use memory::{
     DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, IN_MEMORY_LOG_WRITES, InMemoryTaskStore,

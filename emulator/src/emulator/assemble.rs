@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_server::graceful;
-use a2a_server::tasks::ByteBudget;
+use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
 
 use super::{AGENT_STOP_GRACE, AUTHORIZATION_HEADER, Emulator, EmulatorError, Target};
 use crate::front::auth::{Guard, InboundAuth};
@@ -93,7 +93,7 @@ impl Emulator {
                 max_body_bytes: self.max_body_bytes,
                 public_url: public_url.to_owned(),
                 owners: Arc::default(),
-                budget: ByteBudget::new(self.task_store_bytes),
+                budget: TaskBudget::new(DEFAULT_IN_MEMORY_CAPACITY, self.task_store_bytes),
                 push: match self.push_targets {
                     Some(targets) => {
                         Some(Webhooks::new(targets, DeliveryPolicy::default()).map_err(

@@ -14,7 +14,7 @@ use a2a_core::error::ErrorProfile;
 use a2a_server::agent::Agent;
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::http::{RouterOptions, router};
-use a2a_server::tasks::{ByteBudget, DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore};
+use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskBudget};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode, Uri};
@@ -44,7 +44,7 @@ pub enum Backend {
         /// The webhook client when the container delivers push notifications.
         push: Option<Webhooks>,
         /// The bound in bytes every session's task store shares.
-        budget: ByteBudget,
+        budget: TaskBudget,
     },
     /// An external A2A server, shared by every session.
     Upstream(Arc<Upstream>),

@@ -1,4 +1,4 @@
-//! [`ByteBudget`]: a bound in bytes that in-memory task stores share.
+//! [`TaskBudget`]: bounds in tasks and bytes that in-memory task stores share.
 //!
 //! One store per process needs none (each [`InMemoryTaskStore`](super::InMemoryTaskStore)
 //! has a budget of its own); the emulator, which keeps a store per AgentCore session (a
@@ -10,43 +10,58 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use super::memory::Tasks;
 
-/// A bound in bytes shared by in-memory task stores: when the tasks of all of them hold
-/// more, the oldest finished tasks go, first in the store written to, then in the stores
-/// made earliest.
+/// Bounds in tasks and bytes shared by in-memory task stores: when all of them together
+/// hold more tasks or more bytes, the oldest finished tasks go, first in the store written
+/// to, then in the stores made earliest.
 ///
 /// ```
-/// use a2a_server::tasks::{ByteBudget, InMemoryTaskStore};
+/// use a2a_server::tasks::{InMemoryTaskStore, TaskBudget};
 ///
-/// let budget = ByteBudget::new(64 * 1024 * 1024);
+/// let budget = TaskBudget::new(1_000, 64 * 1024 * 1024);
 /// let first = InMemoryTaskStore::with_budget(1_000, &budget);
 /// let second = InMemoryTaskStore::with_budget(1_000, &budget);
 /// assert_eq!(budget.max(), 64 * 1024 * 1024);
 /// assert_eq!(budget.held(), first.bytes() + second.bytes());
+/// assert_eq!(budget.tasks(), first.len() + second.len());
 /// ```
 #[derive(Debug, Clone)]
-pub struct ByteBudget(Arc<Inner>);
+pub struct TaskBudget(Arc<Inner>);
 
 #[derive(Debug)]
 struct Inner {
     max: usize,
     held: AtomicUsize,
+    max_tasks: usize,
+    tasks: AtomicUsize,
     /// The stores sharing it, the earliest made first.
     stores: Mutex<Vec<Weak<RwLock<Tasks>>>>,
 }
 
-impl ByteBudget {
-    /// A budget of `max` bytes.
-    pub fn new(max: usize) -> Self {
+impl TaskBudget {
+    /// A budget of `max_tasks` tasks (at least one) and `max_bytes` bytes.
+    pub fn new(max_tasks: usize, max_bytes: usize) -> Self {
         Self(Arc::new(Inner {
-            max,
+            max: max_bytes,
             held: AtomicUsize::new(0),
+            max_tasks: max_tasks.max(1),
+            tasks: AtomicUsize::new(0),
             stores: Mutex::new(Vec::new()),
         }))
     }
 
-    /// The bound.
+    /// The bound in bytes.
     pub fn max(&self) -> usize {
         self.0.max
+    }
+
+    /// The bound in tasks.
+    pub fn max_tasks(&self) -> usize {
+        self.0.max_tasks
+    }
+
+    /// How many tasks the stores sharing it hold now.
+    pub fn tasks(&self) -> usize {
+        self.0.tasks.load(Ordering::Relaxed)
     }
 
     /// The estimated bytes the stores sharing it hold now.
@@ -55,7 +70,16 @@ impl ByteBudget {
     }
 
     pub(super) fn over(&self) -> bool {
+        self.over_bytes() || self.tasks() > self.0.max_tasks
+    }
+
+    pub(super) fn over_bytes(&self) -> bool {
         self.held() > self.0.max
+    }
+
+    pub(super) fn count(&self, added: usize, removed: usize) {
+        self.0.tasks.fetch_add(added, Ordering::Relaxed);
+        self.0.tasks.fetch_sub(removed, Ordering::Relaxed);
     }
 
     pub(super) fn add(&self, bytes: usize) {
@@ -77,7 +101,7 @@ impl ByteBudget {
     }
 
     /// Forgets finished tasks of the other stores, the earliest made first, until the
-    /// budget holds no more than its bound. Called with no store's lock held: it takes
+    /// budget holds no more than its bounds. Called with no store's lock held: it takes
     /// each store's in turn.
     pub(super) fn reclaim(&self, writer: &Arc<RwLock<Tasks>>) {
         let stores: Vec<Arc<RwLock<Tasks>>> = self

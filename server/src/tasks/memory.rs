@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::budget::ByteBudget;
+use super::budget::TaskBudget;
 
 use super::size::{estimated_bytes, event_bytes};
 use super::{Lease, Logged, SharedStored, Since, StoreError, Stored, TaskStore, page_token};
@@ -34,7 +34,7 @@ pub const DEFAULT_IN_MEMORY_BYTES: usize = 256 * 1024 * 1024;
 /// bound. Tasks still open are never forgotten, nor the task written last (a client can
 /// read back what it was just sent even when that task alone is over the bound). Tasks
 /// forgotten for their bytes are logged at info, for their count at debug. Stores can
-/// share one bound ([`ByteBudget`], [`InMemoryTaskStore::with_budget`]).
+/// share one bound ([`TaskBudget`], [`InMemoryTaskStore::with_budget`]).
 ///
 /// ```
 /// use a2a_server::tasks::InMemoryTaskStore;
@@ -47,7 +47,7 @@ pub const DEFAULT_IN_MEMORY_BYTES: usize = 256 * 1024 * 1024;
 pub struct InMemoryTaskStore {
     inner: Arc<RwLock<Tasks>>,
     capacity: usize,
-    budget: ByteBudget,
+    budget: TaskBudget,
 }
 
 #[derive(Debug, Default)]
@@ -86,12 +86,12 @@ impl InMemoryTaskStore {
     /// An empty store holding up to `capacity` tasks (at least one) and about `max_bytes`
     /// of them.
     pub fn with_limits(capacity: usize, max_bytes: usize) -> Self {
-        Self::with_budget(capacity, &ByteBudget::new(max_bytes))
+        Self::with_budget(capacity, &TaskBudget::new(capacity, max_bytes))
     }
 
-    /// An empty store holding up to `capacity` tasks (at least one), its bytes counted
-    /// in `budget` with those of the other stores sharing it.
-    pub fn with_budget(capacity: usize, budget: &ByteBudget) -> Self {
+    /// An empty store holding up to `capacity` tasks (at least one), its tasks and bytes
+    /// counted in `budget` with those of the other stores sharing it.
+    pub fn with_budget(capacity: usize, budget: &TaskBudget) -> Self {
         let inner = Arc::new(RwLock::new(Tasks::default()));
         budget.register(&inner);
         Self {
@@ -163,6 +163,7 @@ impl InMemoryTaskStore {
                 let id: Arc<str> = Arc::from(task.id.as_str());
                 tasks.by_id.insert(Arc::clone(&id), stored);
                 tasks.order.push_back(Arc::clone(&id));
+                self.budget.count(1, 0);
                 tasks.resize(&id, estimated_bytes(task), &self.budget);
                 tasks.evict(self.capacity, &self.budget, &id);
                 Ok(1)
@@ -214,7 +215,9 @@ impl InMemoryTaskStore {
 
 impl Drop for InMemoryTaskStore {
     fn drop(&mut self) {
-        self.budget.remove(self.read().bytes);
+        let tasks = self.read();
+        self.budget.remove(tasks.bytes);
+        self.budget.count(0, tasks.by_id.len());
     }
 }
 
@@ -234,7 +237,7 @@ fn logged_bytes(events: &[StreamEvent]) -> usize {
 
 impl Tasks {
     /// Sets the estimated size of task `id` to `bytes`.
-    fn resize(&mut self, id: &Arc<str>, bytes: usize, budget: &ByteBudget) {
+    fn resize(&mut self, id: &Arc<str>, bytes: usize, budget: &TaskBudget) {
         let before = self.sizes.insert(Arc::clone(id), bytes).unwrap_or(0);
         self.bytes = self.bytes - before + bytes;
         budget.remove(before);
@@ -243,7 +246,7 @@ impl Tasks {
 
     /// Forgets the oldest terminal tasks, but never `kept` (the task written last), until
     /// at most `capacity` remain and `budget` is within its bound (or none can go).
-    pub(super) fn evict(&mut self, capacity: usize, budget: &ByteBudget, kept: &str) {
+    pub(super) fn evict(&mut self, capacity: usize, budget: &TaskBudget, kept: &str) {
         let mut index = 0;
         while (self.by_id.len() > capacity || budget.over()) && index < self.order.len() {
             let id = &self.order[index];
@@ -256,9 +259,10 @@ impl Tasks {
                 index += 1;
                 continue;
             }
-            let for_bytes = self.by_id.len() <= capacity;
+            let for_bytes = self.by_id.len() <= capacity && budget.over_bytes();
             if let Some(id) = self.order.remove(index) {
                 self.by_id.remove(&*id);
+                budget.count(0, 1);
                 self.logs.remove(&*id);
                 let bytes = self.sizes.remove(&*id).unwrap_or(0);
                 self.bytes -= bytes;

@@ -10,6 +10,7 @@
 //! - [`rest`]: the HTTP+JSON binding, served by that router beside JSON-RPC.
 //! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
 //! - [`graceful`]: the stop signal and the drain every host's server uses.
+//! - [`listen`]: serving connections with timeouts, a cap and a graceful shutdown.
 //! - [`agents`]: the built-in agents (echo, conformance).
 //! - [`platform`]: what the platform passed with a request (AgentCore's request id,
 //!   workload access token, user id, the allowlisted headers).
@@ -47,6 +48,7 @@ pub mod health;
 pub mod http;
 pub mod identity;
 pub mod layers;
+pub mod listen;
 pub mod owner;
 pub mod platform;
 pub mod push;

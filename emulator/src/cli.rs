@@ -354,7 +354,7 @@ impl Args {
                 container = container.public_url(url);
             }
             return Ok(Server(Target::Container {
-                container,
+                container: Box::new(container),
                 agent: self.agent,
             }));
         }
@@ -494,7 +494,8 @@ enum Target {
     Front(Box<Emulator>),
     /// `--container-only`: the A2A router alone.
     Container {
-        container: Container,
+        /// Boxed too: its connection limits made it the larger variant.
+        container: Box<Container>,
         agent: BuiltIn,
     },
 }
@@ -521,7 +522,7 @@ impl Server {
                 })
             }
             Target::Container { container, agent } => {
-                let running = container.bind().await.map_err(|error| match error {
+                let running = (*container).bind().await.map_err(|error| match error {
                     ServeError::Card(card) => EmulatorError::Card(card),
                     other => EmulatorError::Config(other.to_string()),
                 })?;

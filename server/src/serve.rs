@@ -345,13 +345,13 @@ impl ContainerConfig {
 
     /// The connection limits these settings make.
     fn limits(&self) -> Limits {
-        let mut limits = Limits::default();
-        limits.header_read_timeout = self.header_read_timeout;
-        limits.body_read_timeout = self.body_read_timeout;
-        limits.write_stall_timeout = self.write_stall_timeout;
-        limits.max_connections = self.max_connections;
-        limits.shutdown_grace = self.shutdown_grace;
-        limits
+        Limits {
+            header_read_timeout: self.header_read_timeout,
+            body_read_timeout: self.body_read_timeout,
+            write_stall_timeout: self.write_stall_timeout,
+            max_connections: self.max_connections,
+            shutdown_grace: self.shutdown_grace,
+        }
     }
 }
 

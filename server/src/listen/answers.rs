@@ -27,8 +27,8 @@ fn closing(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     response
 }
 
-/// `408 Request Timeout` (RFC 9110 §15.5.9: the server did not receive a complete request
-/// in the time it was prepared to wait) with a JSON-RPC `-32600`.
+/// `408 Request Timeout` (RFC 9110 §15.5.9, <https://www.rfc-editor.org/rfc/rfc9110#section-15.5.9>:
+/// the server did not receive a complete request in the time it was prepared to wait) with a JSON-RPC `-32600`.
 pub(crate) fn body_stalled(bound: Duration) -> Response<Body> {
     let error = Error::invalid_request(format!(
         "the request body stopped arriving: no part of it for {} ms",
@@ -47,7 +47,8 @@ pub(crate) fn shutting_down() -> Response<Body> {
 }
 
 /// The whole HTTP/1.1 answer to a connection over the cap, written straight to its socket
-/// (made once, when the server starts): `503`, `Retry-After: 1` (RFC 9110 §10.2.3),
+/// (made once, when the server starts): `503`, `Retry-After: 1` (RFC 9110 §10.2.3,
+/// <https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3>),
 /// `Connection: close`, a JSON-RPC `-32603`.
 pub(crate) fn over_capacity(max_connections: usize) -> Vec<u8> {
     let error = Error::new(

@@ -148,7 +148,7 @@ where
             open = gauges.connections(),
             streams = gauges.streams(),
             grace_ms = limits.shutdown_grace.as_millis(),
-            "the shutdown grace ran out: unanswered requests get an error, streams end"
+            "in-flight requests did not finish in time: the unanswered get an error, streams end"
         );
         let _ = cut.send(true);
         if tokio::time::timeout(FLUSH + Duration::from_millis(100), gauges.all_closed())

@@ -261,6 +261,27 @@ pub struct Args {
     /// -32001); running tasks are never forgotten.
     #[arg(long, env = "A2A_TASK_STORE_BYTES", default_value_t = a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES)]
     pub task_store_bytes: usize,
+    /// Seconds a connection may take to send a request's headers, counted from when it
+    /// opened or was last answered (so also the keep-alive idle timeout); later it is
+    /// closed. Decimals allowed.
+    #[arg(long, env = "A2A_HEADER_READ_TIMEOUT_SECONDS", default_value_t = 60.0)]
+    pub header_read_timeout: f64,
+
+    /// Seconds a request body may go without a byte arriving (between chunks, not in
+    /// total); then the request is answered 408 with a JSON-RPC -32600 and the
+    /// connection closed.
+    #[arg(long, env = "A2A_BODY_READ_TIMEOUT_SECONDS", default_value_t = 60.0)]
+    pub body_read_timeout: f64,
+
+    /// Seconds a write may wait for a client that does not read (an SSE reader that
+    /// stopped) before its connection is closed.
+    #[arg(long, env = "A2A_WRITE_STALL_TIMEOUT_SECONDS", default_value_t = 60.0)]
+    pub write_stall_timeout: f64,
+
+    /// Connections open at once; one more is answered 503 with Retry-After: 1 and a
+    /// JSON-RPC -32603, and closed.
+    #[arg(long, env = "A2A_MAX_CONNECTIONS", default_value_t = a2a_server::listen::DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
 }
 
 impl Args {
@@ -322,6 +343,7 @@ impl Args {
         let address = SocketAddr::new(self.host, self.port);
         let grace = Duration::from_secs(self.shutdown_grace_seconds);
         let public_url = self.public_url(&env);
+        let limits = self.connection_limits()?;
         if self.container_only {
             // What AgentCore runs passes only JSON-RPC's `POST /` (and the card, `/ping`).
             let mut container = Container::new(self.agent.agent())
@@ -329,13 +351,17 @@ impl Args {
                 .error_profile(self.error_profile)
                 .max_body_bytes(self.max_body_bytes)
                 .shutdown_grace(grace)
+                .header_read_timeout(limits.header_read_timeout)
+                .body_read_timeout(limits.body_read_timeout)
+                .write_stall_timeout(limits.write_stall_timeout)
+                .max_connections(limits.max_connections)
                 .bindings(a2a_core::card::Bindings::default())
                 .task_store_bytes(self.task_store_bytes);
             if let Some(url) = public_url {
                 container = container.public_url(url);
             }
             return Ok(Server(Target::Container {
-                container,
+                container: Box::new(container),
                 agent: self.agent,
             }));
         }
@@ -369,7 +395,8 @@ impl Args {
         .shutdown_grace(grace)
         .max_stream_duration(Duration::from_secs(self.max_stream_seconds))
         .max_sessions(self.max_sessions)
-        .qualifier(self.qualifier.clone());
+        .qualifier(self.qualifier.clone())
+        .connection_limits(limits);
         emulator = if self.push_notifications == "off" {
             emulator.push_notifications(false)
         } else if self.push_allow_insecure_targets {
@@ -412,6 +439,32 @@ impl Args {
         Ok(Server(Target::Front(Box::new(emulator))))
     }
 
+    /// The connection flags as limits (the shutdown grace from its own flag).
+    fn connection_limits(&self) -> Result<a2a_server::listen::Limits, EmulatorError> {
+        let seconds = |flag: &str, value: f64| {
+            Duration::try_from_secs_f64(value)
+                .ok()
+                .filter(|timeout| !timeout.is_zero())
+                .ok_or_else(|| {
+                    EmulatorError::Config(format!(
+                        "--{flag} {value} is not a positive number of seconds"
+                    ))
+                })
+        };
+        if self.max_connections == 0 {
+            return Err(EmulatorError::Config(
+                "--max-connections 0: at least one connection must be allowed".to_owned(),
+            ));
+        }
+        let mut limits = a2a_server::listen::Limits::default();
+        limits.header_read_timeout = seconds("header-read-timeout", self.header_read_timeout)?;
+        limits.body_read_timeout = seconds("body-read-timeout", self.body_read_timeout)?;
+        limits.write_stall_timeout = seconds("write-stall-timeout", self.write_stall_timeout)?;
+        limits.max_connections = self.max_connections;
+        limits.shutdown_grace = Duration::from_secs(self.shutdown_grace_seconds);
+        Ok(limits)
+    }
+
     /// `--request-header-allowlist` as names (none for an empty value).
     /// The allowlist given, if one was (`None`: the emulator's default).
     fn request_header_names(&self) -> Option<Vec<String>> {
@@ -449,7 +502,8 @@ enum Target {
     Front(Box<Emulator>),
     /// `--container-only`: the A2A router alone.
     Container {
-        container: Container,
+        /// Boxed too: its connection limits made it the larger variant.
+        container: Box<Container>,
         agent: BuiltIn,
     },
 }
@@ -476,7 +530,7 @@ impl Server {
                 })
             }
             Target::Container { container, agent } => {
-                let running = container.bind().await.map_err(|error| match error {
+                let running = (*container).bind().await.map_err(|error| match error {
                     ServeError::Card(card) => EmulatorError::Card(card),
                     other => EmulatorError::Config(other.to_string()),
                 })?;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2a_core::error::ErrorProfile;
 use a2a_server::agent::IntoAgent;
 use a2a_server::graceful;
-use axum::ServiceExt as _;
+use a2a_server::listen::{self, Gauges, Limits};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -106,6 +106,8 @@ pub struct Emulator {
     journal_body_bytes: usize,
     /// The bound in bytes the in-process sessions' task stores share.
     task_store_bytes: usize,
+    /// The connections' timeouts and cap (its grace is `shutdown_grace`).
+    connection_limits: Limits,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -189,6 +191,7 @@ impl Emulator {
             journal_size: Some(crate::inspector::DEFAULT_JOURNAL_SIZE),
             journal_body_bytes: crate::inspector::DEFAULT_JOURNAL_BODY_BYTES,
             task_store_bytes: a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES,
+            connection_limits: Limits::default(),
         }
     }
 
@@ -415,6 +418,7 @@ impl Emulator {
             .clone()
             .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
         let grace = self.shutdown_grace;
+        let self_limits = self.connection_limits;
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
         let webhooks = Arc::<crate::front::webhooks::Sinks>::default();
@@ -429,9 +433,16 @@ impl Emulator {
             journal.clone(),
         )?;
         let (stop, stopped) = watch::channel(false);
-        let server = axum::serve(listener, service.into_make_service())
-            .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
-        let task = tokio::spawn(graceful::drain(server, stopped, grace));
+        let mut limits = self_limits;
+        limits.shutdown_grace = grace;
+        let gauges = Arc::new(Gauges::default());
+        let task = tokio::spawn(listen::serve(
+            listener,
+            service,
+            limits,
+            stopped,
+            Arc::clone(&gauges),
+        ));
         Ok(Running {
             address: bound,
             url: format!("http://{}", graceful::reachable(bound)),
@@ -441,6 +452,7 @@ impl Emulator {
             processes,
             webhooks,
             journal,
+            gauges,
         })
     }
 
@@ -478,6 +490,41 @@ impl Emulator {
     /// or upstream keeps its own tasks.
     pub fn task_store_bytes(mut self, bytes: usize) -> Self {
         self.task_store_bytes = bytes;
+        self
+    }
+
+    /// The connections' timeouts and cap at once ([`Limits`]; its `shutdown_grace` is
+    /// ignored: [`shutdown_grace`](Emulator::shutdown_grace) sets it).
+    pub fn connection_limits(mut self, limits: Limits) -> Self {
+        self.connection_limits = limits;
+        self
+    }
+
+    /// How long a connection may take to send a request's headers, counted from when it
+    /// opened or was last answered, so also the keep-alive idle timeout (default 60 s).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may go without a byte before `408` and a JSON-RPC `-32600`
+    /// (default 60 s, between chunks: a 100 MB upload that keeps arriving is never cut).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_limits.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a write may wait for a client that does not read before its connection
+    /// is closed and its stream dropped (default 60 s).
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_limits.write_stall_timeout = timeout;
+        self
+    }
+
+    /// Connections open at once; one more gets `503`, `Retry-After: 1` and a JSON-RPC
+    /// `-32603` (default 10,000).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.connection_limits.max_connections = connections;
         self
     }
 }

@@ -27,6 +27,8 @@ pub struct Running {
     pub(crate) webhooks: Arc<Sinks>,
     /// The inspector's journal, when it is on.
     pub(crate) journal: Option<crate::Journal>,
+    /// Its connections' counts.
+    pub(crate) gauges: Arc<a2a_server::listen::Gauges>,
 }
 
 impl Running {
@@ -109,6 +111,11 @@ impl Running {
     /// test reads to assert what its client sent; see [`Journal::wait_for`](crate::Journal::wait_for).
     pub fn journal(&self) -> Option<&crate::Journal> {
         self.journal.as_ref()
+    }
+
+    /// Its connections now: open, streaming, refused over the cap.
+    pub fn connections(&self) -> &a2a_server::listen::Gauges {
+        &self.gauges
     }
 
     /// The inspector's page, `{url}/_emulator/`, unless the inspector is off.

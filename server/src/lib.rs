@@ -11,6 +11,7 @@
 //! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
 //! - [`graceful`]: the stop signal and the drain every host's server uses.
 //! - [`logging`]: the hosts' logs, written off the request path.
+//! - [`listen`]: serving connections with timeouts, a cap and a graceful shutdown.
 //! - [`agents`]: the built-in agents (echo, conformance).
 //! - [`platform`]: what the platform passed with a request (AgentCore's request id,
 //!   workload access token, user id, the allowlisted headers).
@@ -48,6 +49,7 @@ pub mod health;
 pub mod http;
 pub mod identity;
 pub mod layers;
+pub mod listen;
 pub mod logging;
 pub mod owner;
 pub mod platform;

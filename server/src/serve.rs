@@ -48,6 +48,7 @@ use crate::graceful;
 use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
 use crate::identity::Identity;
 use crate::layers::{Layers, RouterLayer};
+use crate::listen::{self, Gauges, Limits};
 use crate::tasks::{
     DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskStore,
 };
@@ -56,7 +57,7 @@ use crate::tasks::{
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 13] = [
+pub const VARIABLES: [&str; 17] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -70,6 +71,10 @@ pub const VARIABLES: [&str; 13] = [
     "A2A_PUSH_ALLOW_PRIVATE",
     "A2A_BINDINGS",
     "A2A_TASK_STORE_BYTES",
+    "A2A_HEADER_READ_TIMEOUT_SECONDS",
+    "A2A_BODY_READ_TIMEOUT_SECONDS",
+    "A2A_WRITE_STALL_TIMEOUT_SECONDS",
+    "A2A_MAX_CONNECTIONS",
 ];
 
 /// Why a container could not serve.
@@ -156,6 +161,19 @@ pub struct ContainerConfig {
     /// [`DEFAULT_IN_MEMORY_BYTES`], 256 MiB; a task store of your own,
     /// [`Container::task_store`], has its own bounds).
     pub task_store_bytes: usize,
+    /// `A2A_HEADER_READ_TIMEOUT_SECONDS` (decimals allowed): how long a connection may take
+    /// to send a request's headers, counted from when it opened or was last answered, so
+    /// also the keep-alive idle timeout (default 60 s, [`listen::DEFAULT_HEADER_READ_TIMEOUT`]).
+    pub header_read_timeout: Duration,
+    /// `A2A_BODY_READ_TIMEOUT_SECONDS`: how long a request body may go without a byte
+    /// arriving before it is answered `408` (default 60 s, between chunks, not in total).
+    pub body_read_timeout: Duration,
+    /// `A2A_WRITE_STALL_TIMEOUT_SECONDS`: how long a write may wait for a client that does
+    /// not read before its connection is closed (default 60 s).
+    pub write_stall_timeout: Duration,
+    /// `A2A_MAX_CONNECTIONS`: connections open at once; more are refused with `503`
+    /// (default 10,000, [`listen::DEFAULT_MAX_CONNECTIONS`]).
+    pub max_connections: usize,
 }
 
 impl Default for ContainerConfig {
@@ -172,8 +190,22 @@ impl Default for ContainerConfig {
             push_targets: TargetPolicy::PublicHttps,
             bindings: Bindings::both(),
             task_store_bytes: DEFAULT_IN_MEMORY_BYTES,
+            header_read_timeout: listen::DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: listen::DEFAULT_BODY_READ_TIMEOUT,
+            write_stall_timeout: listen::DEFAULT_WRITE_STALL_TIMEOUT,
+            max_connections: listen::DEFAULT_MAX_CONNECTIONS,
         }
     }
+}
+
+/// A positive number of seconds, decimals allowed (`0.5`).
+fn seconds(name: &'static str, value: &str) -> Result<Duration, ServeError> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|seconds| *seconds > 0.0)
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+        .ok_or_else(|| invalid(name, value, "a positive number of seconds"))
 }
 
 fn invalid(name: &'static str, value: &str, expected: &'static str) -> ServeError {
@@ -302,7 +334,43 @@ impl ContainerConfig {
                 ));
             }
         };
+        for (name, field) in [
+            (
+                "A2A_HEADER_READ_TIMEOUT_SECONDS",
+                &mut config.header_read_timeout,
+            ),
+            (
+                "A2A_BODY_READ_TIMEOUT_SECONDS",
+                &mut config.body_read_timeout,
+            ),
+            (
+                "A2A_WRITE_STALL_TIMEOUT_SECONDS",
+                &mut config.write_stall_timeout,
+            ),
+        ] {
+            if let Some(value) = get(name) {
+                *field = seconds(name, &value)?;
+            }
+        }
+        if let Some(count) = get("A2A_MAX_CONNECTIONS") {
+            config.max_connections = count
+                .parse()
+                .ok()
+                .filter(|count| *count > 0)
+                .ok_or_else(|| invalid("A2A_MAX_CONNECTIONS", &count, "a positive number"))?;
+        }
         Ok(config)
+    }
+
+    /// The connection limits these settings make.
+    fn limits(&self) -> Limits {
+        Limits {
+            header_read_timeout: self.header_read_timeout,
+            body_read_timeout: self.body_read_timeout,
+            write_stall_timeout: self.write_stall_timeout,
+            max_connections: self.max_connections,
+            shutdown_grace: self.shutdown_grace,
+        }
     }
 }
 
@@ -404,6 +472,31 @@ impl Container {
         self
     }
 
+    /// How long a connection may take to send a request's headers, also the keep-alive
+    /// idle timeout (default 60 s).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.config.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may go without a byte before `408` (default 60 s).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.config.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a write may wait for a client that does not read (default 60 s).
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.config.write_stall_timeout = timeout;
+        self
+    }
+
+    /// Connections open at once before `503` (default 10,000).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.config.max_connections = connections;
+        self
+    }
+
     /// The container's router for a given public URL, for calling in-process (`oneshot`).
     ///
     /// # Errors
@@ -476,14 +569,20 @@ impl Container {
         let (app, config) = self.build(&public_url)?;
         tracing::info!(%bound, %public_url, "container listening");
         let (stop, stopped) = watch::channel(false);
-        let server = axum::serve(listener, app)
-            .with_graceful_shutdown(graceful::stop_requested(stopped.clone()));
-        let task = tokio::spawn(graceful::drain(server, stopped, config.shutdown_grace));
+        let gauges = Arc::new(Gauges::default());
+        let task = tokio::spawn(listen::serve(
+            listener,
+            app,
+            config.limits(),
+            stopped,
+            Arc::clone(&gauges),
+        ));
         Ok(Running {
             address: bound,
             url: public_url,
             stop,
             task,
+            gauges,
         })
     }
 
@@ -506,6 +605,7 @@ pub struct Running {
     url: String,
     stop: watch::Sender<bool>,
     task: JoinHandle<std::io::Result<()>>,
+    gauges: Arc<Gauges>,
 }
 
 impl Running {
@@ -517,6 +617,11 @@ impl Running {
     /// The URL its card advertises (ends in `/`).
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Its connections now: open, streaming, refused over the cap.
+    pub fn connections(&self) -> &Gauges {
+        &self.gauges
     }
 
     /// Stops accepting, lets in-flight work finish (within the grace), and returns.

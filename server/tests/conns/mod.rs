@@ -1,0 +1,224 @@
+//! What the connection tests share: an agent whose behaviour the message text picks, and
+//! HTTP/1.1 spoken by hand over raw sockets (so a test can stop mid-header, mid-body, or
+//! stop reading).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_server::card::{AgentCard, Capabilities, Skill};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+/// Picks its behaviour from the message text:
+/// - `sleep:MS`: completes after MS milliseconds, artifact `slept`;
+/// - `tick:MS`: a `working` status every MS milliseconds (at most 400), then completes;
+/// - `firehose`: a 16 KiB `working` status message every 2 ms (8 MB/s, at most 2,500);
+/// - anything else: completes at once, echoing the text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Behaving;
+
+#[a2a_server::async_trait]
+impl Agent for Behaving {
+    fn card(&self) -> AgentCard {
+        let mut card = AgentCard::new("Behaving", "Does what the text says.", "1.0.0").with_skill(
+            Skill::new("behave", "Behave", "Does what the text says.", ["test"]),
+        );
+        card.capabilities = Capabilities {
+            streaming: true,
+            ..Capabilities::default()
+        };
+        card
+    }
+
+    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
+        let text = context.message.joined_text();
+        let cancel = context.cancellation.clone();
+        events.working(None).await?;
+        if let Some(ms) = text.strip_prefix("sleep:") {
+            let ms = ms.parse().unwrap_or(0);
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                () = cancel.cancelled() => return Ok(()),
+            }
+            events.artifact_text("out", "slept", false, true).await?;
+        } else if let Some(ms) = text.strip_prefix("tick:") {
+            let every = Duration::from_millis(ms.parse().unwrap_or(50));
+            for tick in 0..400 {
+                tokio::select! {
+                    () = tokio::time::sleep(every) => {}
+                    () = cancel.cancelled() => return Ok(()),
+                }
+                events.working(Some(&format!("tick {tick}"))).await?;
+            }
+        } else if text == "firehose" {
+            let chunk = "x".repeat(16 * 1024);
+            for chunk_number in 0..2500 {
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(2)) => {}
+                    () = cancel.cancelled() => return Ok(()),
+                }
+                events
+                    .working(Some(&format!("{chunk_number} {chunk}")))
+                    .await?;
+            }
+        } else {
+            events.artifact_text("out", text, false, true).await?;
+        }
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+/// A v0.3 JSON-RPC request of `method` sending `text`, id 1.
+pub fn rpc(method: &str, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"message":{{"kind":"message","messageId":"m-{}","role":"user","parts":[{{"kind":"text","text":"{text}"}}]}}}}}}"#,
+        uuid_like()
+    )
+}
+
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The bytes of `POST {path}` with `body` (keep-alive unless `close`).
+pub fn post(path: &str, body: &str, close: bool) -> Vec<u8> {
+    let connection = if close { "close" } else { "keep-alive" };
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: test\r\nConnection: {connection}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// An answer read off a socket.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    /// The header lines, lower-cased names, as `name: value`.
+    pub headers: Vec<String>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let prefix = format!("{name}: ");
+        self.headers
+            .iter()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+/// Reads one answer with a `Content-Length` (bounded by 5 s).
+pub async fn read_answer(stream: &mut TcpStream) -> Answer {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        let (status, headers, mut body) = read_head(stream).await;
+        let length: usize = headers
+            .iter()
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .expect("a content-length")
+            .parse()
+            .unwrap();
+        while body.len() < length {
+            let mut buffer = [0_u8; 8192];
+            let read = stream.read(&mut buffer).await.unwrap();
+            assert!(read > 0, "closed mid-body");
+            body.extend_from_slice(&buffer[..read]);
+        }
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    })
+    .await
+    .expect("an answer within 5 s")
+}
+
+/// Reads up to the end of the head: the status, the header lines, the bytes after.
+pub async fn read_head(stream: &mut TcpStream) -> (u16, Vec<String>, Vec<u8>) {
+    let mut seen = Vec::new();
+    loop {
+        if let Some(end) = seen.windows(4).position(|window| window == b"\r\n\r\n") {
+            let head = String::from_utf8(seen[..end].to_vec()).unwrap();
+            let mut lines = head.split("\r\n");
+            let status = lines.next().unwrap()[9..12].parse().unwrap();
+            let headers = lines
+                .map(|line| {
+                    let (name, value) = line.split_once(": ").unwrap();
+                    format!("{}: {value}", name.to_ascii_lowercase())
+                })
+                .collect();
+            return (status, headers, seen[end + 4..].to_vec());
+        }
+        let mut buffer = [0_u8; 8192];
+        let read = stream.read(&mut buffer).await.unwrap();
+        assert!(read > 0, "closed before the head ended: {seen:?}");
+        seen.extend_from_slice(&buffer[..read]);
+    }
+}
+
+/// How a connection ended, read to its end within `within`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum End {
+    /// The server closed it cleanly, after these bytes.
+    Closed(Vec<u8>),
+    /// It was reset.
+    Reset,
+    /// Still open at the deadline.
+    Open,
+}
+
+pub async fn read_to_end(stream: &mut TcpStream, within: Duration) -> End {
+    let mut seen = Vec::new();
+    let read = tokio::time::timeout(within, async {
+        loop {
+            let mut buffer = [0_u8; 8192];
+            match stream.read(&mut buffer).await {
+                Ok(0) => return true,
+                Ok(read) => seen.extend_from_slice(&buffer[..read]),
+                Err(_) => return false,
+            }
+        }
+    })
+    .await;
+    match read {
+        Ok(true) => End::Closed(seen),
+        Ok(false) => End::Reset,
+        Err(_) => End::Open,
+    }
+}
+
+/// Polls `condition` every 10 ms for at most `within`; whether it came true.
+pub async fn eventually(within: Duration, condition: impl Fn() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    while tokio::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    condition()
+}
+
+pub async fn connect(address: SocketAddr) -> TcpStream {
+    TcpStream::connect(address).await.unwrap()
+}
+
+/// Sends `bytes` on a fresh connection.
+pub async fn send(address: SocketAddr, bytes: &[u8]) -> TcpStream {
+    let mut stream = connect(address).await;
+    stream.write_all(bytes).await.unwrap();
+    stream
+}

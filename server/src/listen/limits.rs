@@ -18,7 +18,7 @@ pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// with 1,000 slow clients and 256 normal ones holds, and within the open-file limit a
 /// container is usually given (a refusal needs no file beyond the accepted socket).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
-/// Default [`Limits::shutdown_grace`]: 10 s, the grace both hosts gave before this module
+/// Default [`Limits::shutdown_grace`]: 10 s, the hosts' shutdown grace
 /// (`A2A_SHUTDOWN_GRACE_SECONDS`, `--shutdown-grace-seconds`): long enough for an answer
 /// already being computed, short enough to stop well before a supervisor's SIGKILL.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

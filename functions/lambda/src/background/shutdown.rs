@@ -176,8 +176,8 @@ fn log(settled: &Settled, signaled: Instant) {
     }
 }
 
-/// The shutdown signal: `SIGTERM`, listened for from init on (installed once; from then
-/// on the signal no longer ends the process by itself).
+/// The shutdown signal: `SIGTERM`, listened for from init on (installed once; once it is,
+/// the signal does not end the process by itself: the function settles its tasks first).
 #[derive(Debug)]
 pub struct Signal(tokio::signal::unix::Signal);
 

@@ -9,24 +9,14 @@ mod conns;
 use std::time::{Duration, Instant};
 
 use a2a_server::serve::{Container, ContainerConfig, Running};
-use conns::{Behaving, End, eventually, post, read_answer, read_head, read_to_end, rpc, send};
+use conns::{
+    Behaving, End, eventually, post, read_answer, read_head, read_to_end, released, rpc, send,
+};
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
 fn container() -> Container {
     Container::new(Behaving).address(([127, 0, 0, 1], 0).into())
-}
-
-async fn idle_gauges(running: &Running) {
-    let gauges = running.connections();
-    assert!(
-        eventually(Duration::from_secs(5), || gauges.connections() == 0
-            && gauges.streams() == 0)
-        .await,
-        "still open: {} connections, {} streams",
-        gauges.connections(),
-        gauges.streams()
-    );
 }
 
 #[tokio::test]
@@ -54,7 +44,7 @@ async fn headers_not_finished_within_the_header_timeout_are_cut_without_an_answe
     assert_eq!(end, End::Closed(Vec::new()));
     assert!(took >= Duration::from_millis(250), "cut after {took:?}");
     assert!(took < Duration::from_secs(3), "cut after {took:?}");
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
@@ -78,7 +68,7 @@ async fn an_idle_keep_alive_connection_is_closed_at_the_header_timeout() {
         End::Closed(Vec::new())
     );
     assert!(idle.elapsed() >= Duration::from_millis(250));
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
@@ -117,7 +107,7 @@ async fn a_body_that_stops_arriving_gets_408_with_a_json_rpc_error_and_the_conne
         read_to_end(&mut stream, Duration::from_secs(2)).await,
         End::Closed(Vec::new())
     );
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
@@ -239,9 +229,8 @@ async fn an_sse_reader_that_stops_reading_is_closed_after_the_write_stall_bound(
     running.shutdown().await.unwrap();
 }
 
-#[tokio::test]
-async fn a_client_that_disconnects_mid_stream_releases_its_stream_and_socket() {
-    let running = container().bind().await.unwrap();
+/// A stream of a task that ticks for a while, its head read: one stream open.
+async fn ticking_stream(running: &Running) -> tokio::net::TcpStream {
     let mut stream = send(
         running.address(),
         &post("/", &rpc("message/stream", "tick:20"), false),
@@ -250,24 +239,24 @@ async fn a_client_that_disconnects_mid_stream_releases_its_stream_and_socket() {
     let (status, _, _) = read_head(&mut stream).await;
     assert_eq!(status, 200);
     assert_eq!(running.connections().streams(), 1);
+    stream
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_mid_stream_releases_its_stream_and_socket() {
+    let running = container().bind().await.unwrap();
+    let stream = ticking_stream(&running).await;
     drop(stream);
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_client_that_half_closes_mid_stream_releases_its_stream_and_socket() {
     let running = container().bind().await.unwrap();
-    let mut stream = send(
-        running.address(),
-        &post("/", &rpc("message/stream", "tick:20"), false),
-    )
-    .await;
-    let (status, _, _) = read_head(&mut stream).await;
-    assert_eq!(status, 200);
-    assert_eq!(running.connections().streams(), 1);
+    let mut stream = ticking_stream(&running).await;
     stream.shutdown().await.unwrap();
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     // The server closed its side: the client reads to an end, not a hang.
     assert_ne!(
         read_to_end(&mut stream, Duration::from_secs(2)).await,
@@ -293,7 +282,7 @@ async fn a_client_that_disconnects_mid_body_releases_its_socket_at_once() {
     );
     drop(stream);
     // Well before the 60 s body timeout.
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
@@ -322,7 +311,7 @@ async fn many_connections_are_served_at_once_and_all_released() {
     }
     assert_eq!(running.connections().connections(), 200);
     drop(streams);
-    idle_gauges(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 

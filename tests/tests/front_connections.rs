@@ -10,9 +10,9 @@ mod conns;
 
 use std::time::{Duration, Instant};
 
-use a2a_emulator::{Emulator, Running};
+use a2a_emulator::Emulator;
 use a2a_integration_tests::front::{ARN, SESSION_HEADER, invocations};
-use conns::{Behaving, End, eventually, read_answer, read_head, read_to_end, rpc, send};
+use conns::{Behaving, End, eventually, read_answer, read_head, read_to_end, released, rpc, send};
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
@@ -33,18 +33,6 @@ fn invoke(session: &str, body: &str) -> Vec<u8> {
 }
 
 const SESSION: &str = "front-connections-session-0000000000001";
-
-async fn released(running: &Running) {
-    let gauges = running.connections();
-    assert!(
-        eventually(Duration::from_secs(5), || gauges.connections() == 0
-            && gauges.streams() == 0)
-        .await,
-        "still open: {} connections, {} streams",
-        gauges.connections(),
-        gauges.streams()
-    );
-}
 
 #[tokio::test]
 async fn a_body_that_stops_arriving_on_the_invocation_path_gets_408_with_a_json_rpc_error() {
@@ -71,7 +59,7 @@ async fn a_body_that_stops_arriving_on_the_invocation_path_gets_408_with_a_json_
         read_to_end(&mut stream, Duration::from_secs(2)).await,
         End::Closed(Vec::new())
     );
-    released(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 
@@ -140,7 +128,7 @@ async fn a_client_that_disconnects_mid_stream_releases_the_front_s_stream_and_so
     assert_eq!(read_head(&mut stream).await.0, 200);
     assert_eq!(running.connections().streams(), 1);
     drop(stream);
-    released(&running).await;
+    released(running.connections()).await;
     running.shutdown().await.unwrap();
 }
 

@@ -222,3 +222,18 @@ pub async fn send(address: SocketAddr, bytes: &[u8]) -> TcpStream {
     stream.write_all(bytes).await.unwrap();
     stream
 }
+
+/// Waits (up to 5 s) until every connection and stream a server counted is gone.
+///
+/// # Panics
+/// When some are still open then.
+pub async fn released(gauges: &a2a_server::listen::Gauges) {
+    assert!(
+        eventually(Duration::from_secs(5), || gauges.connections() == 0
+            && gauges.streams() == 0)
+        .await,
+        "still open: {} connections, {} streams",
+        gauges.connections(),
+        gauges.streams()
+    );
+}

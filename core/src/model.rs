@@ -261,16 +261,69 @@ pub struct Artifact {
 }
 
 impl Artifact {
-    /// An artifact of one text part, with nothing else set.
-    pub fn text(artifact_id: impl Into<String>, text: impl Into<String>) -> Self {
+    /// An artifact of `parts`, with nothing else set. An artifact goes on the wire with at
+    /// least one part.
+    ///
+    /// ```
+    /// use a2a_core::model::{Artifact, Part};
+    ///
+    /// let chart = Artifact::new("chart", [Part::text("Sales by month"), Part::data(serde_json::json!([3, 5, 8]))])
+    ///     .with_name("Sales");
+    /// assert_eq!(chart.parts.len(), 2);
+    /// assert_eq!(chart.name.as_deref(), Some("Sales"));
+    /// ```
+    pub fn new(artifact_id: impl Into<String>, parts: impl IntoIterator<Item = Part>) -> Self {
         Self {
             artifact_id: artifact_id.into(),
             name: None,
             description: None,
-            parts: vec![Part::text(text)],
+            parts: parts.into_iter().collect(),
             metadata: None,
             extensions: Vec::new(),
         }
+    }
+
+    /// An artifact of one text part, with nothing else set.
+    ///
+    /// ```
+    /// let answer = a2a_core::model::Artifact::text("answer", "42");
+    /// assert_eq!(answer.parts, [a2a_core::model::Part::text("42")]);
+    /// ```
+    pub fn text(artifact_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(artifact_id, [Part::text(text)])
+    }
+
+    /// An artifact of one structured-data part (JSON), with nothing else set.
+    ///
+    /// ```
+    /// let usage = a2a_core::model::Artifact::data("usage", serde_json::json!({"inputTokens": 12}));
+    /// assert_eq!(usage.parts, [a2a_core::model::Part::data(serde_json::json!({"inputTokens": 12}))]);
+    /// ```
+    pub fn data(artifact_id: impl Into<String>, data: Value) -> Self {
+        Self::new(artifact_id, [Part::data(data)])
+    }
+
+    /// The artifact with a human-readable name.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The artifact with a human-readable description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The artifact with `key` set to `value` in its metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.metadata
+            .get_or_insert_with(Metadata::new)
+            .insert(key.into(), value);
+        self
     }
 }
 

@@ -66,14 +66,27 @@ enum Target {
 /// How long an agent process gets between SIGTERM and SIGKILL.
 pub(crate) const AGENT_STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// AgentCore's invocation rate per endpoint (InvokeAgentRuntime requests a second).
+pub(crate) const AGENTCORE_INVOCATIONS_PER_SECOND: u32 = 25;
+
 /// The header a JWT runtime's allowlist adds by default.
 const AUTHORIZATION_HEADER: &str = "Authorization";
 
 /// An AgentCore Runtime emulator around an agent, built like a test double: set what the
 /// test needs, [`start`](Emulator::start) it, read its [`url`](Running::url).
 ///
-/// Defaults are AgentCore's (25 invocations a second, 15-minute idle timeout, 8-hour
-/// lifetime, 100 MB payloads, 15-minute request timeout), on `127.0.0.1` and a free port.
+/// Defaults are AgentCore's (15-minute idle timeout, 8-hour lifetime, 100 MB payloads,
+/// 15-minute request timeout), on `127.0.0.1` and a free port, except one that would get
+/// in a test's way: invocations are not throttled. [`agentcore_quotas`](Emulator::agentcore_quotas)
+/// turns on AgentCore's 25 a second (as the `a2a-emulator` binary does by default), and
+/// [`rate_limit`](Emulator::rate_limit) sets another.
+///
+/// ```no_run
+/// # async fn test() -> Result<(), a2a_emulator::EmulatorError> {
+/// let emulator = a2a_emulator::Emulator::new(a2a_server::agents::EchoAgent).start().await?;
+/// let url = emulator.url(); // the AgentCore invocation URL of the agent
+/// # let _ = url; Ok(()) }
+/// ```
 #[must_use = "an emulator does nothing until started"]
 pub struct Emulator {
     target: Target,
@@ -127,7 +140,7 @@ impl Emulator {
     pub fn new(agent: impl IntoAgent) -> Self {
         let agent = agent.into_agent();
         Self::with_target(Target::Agent {
-            make: Arc::new(move || Arc::clone(&agent)),
+            make: Arc::new(move || agent.clone()),
             name: "your agent".to_owned(),
         })
     }
@@ -172,7 +185,7 @@ impl Emulator {
             error_profile: ErrorProfile::Spec,
             runtime_arn: None,
             max_body_bytes: 100 * 1024 * 1024,
-            rate_limit: 25,
+            rate_limit: 0,
             session_startup: Duration::ZERO,
             exclusive_sessions: false,
             idle_timeout: Duration::from_secs(900),
@@ -234,10 +247,19 @@ impl Emulator {
         self
     }
 
-    /// Invocations a second before 429/-32053 (AgentCore: 25); 0 turns throttling off.
+    /// Invocations a second before 429/-32053 (AgentCore: 25); 0 (the default) turns
+    /// throttling off.
     pub fn rate_limit(mut self, per_second: u32) -> Self {
         self.rate_limit = per_second;
         self
+    }
+
+    /// AgentCore's invocation quota: 25 a second per endpoint, then 429/-32053
+    /// (ThrottlingException), as the `a2a-emulator` binary runs by default. Source: Amazon
+    /// Bedrock AgentCore Developer Guide, "Quotas for Amazon Bedrock AgentCore"
+    /// (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/bedrock-agentcore-limits.html>).
+    pub fn agentcore_quotas(self) -> Self {
+        self.rate_limit(AGENTCORE_INVOCATIONS_PER_SECOND)
     }
 
     /// How long a new session takes to start (and an ended one to stop); meanwhile

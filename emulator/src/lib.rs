@@ -13,7 +13,7 @@
 //! use a2a_server::agents::EchoAgent;
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-//! let emulator = Emulator::new(EchoAgent).rate_limit(0).start().await?;
+//! let emulator = Emulator::new(EchoAgent).start().await?;
 //! let card = format!("{}/.well-known/agent-card.json", emulator.url());
 //! assert!(card.starts_with("http://127.0.0.1:"));
 //! emulator.shutdown().await?;

@@ -43,7 +43,6 @@ async fn a_factory_gives_each_session_its_own_agent_and_tasks() {
         counter.fetch_add(1, Ordering::SeqCst);
         EchoAgent
     })
-    .rate_limit(0)
     .start()
     .await
     .unwrap();
@@ -88,7 +87,6 @@ async fn faults_with_a_seed_repeat_and_answer_agentcore_errors() {
         let emulator = Emulator::new(EchoAgent)
             .faults("throttle=0.5".parse().unwrap())
             .seed(42)
-            .rate_limit(0)
             .start()
             .await
             .unwrap();

@@ -22,7 +22,6 @@
 //!
 //! struct Shout;
 //!
-//! #[a2a_server::async_trait]
 //! impl Agent for Shout {
 //!     fn card(&self) -> AgentCard {
 //!         AgentCard::new("Shout", "Answers in capitals.", "1.0.0")
@@ -30,7 +29,7 @@
 //!
 //!     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
 //!         let text = context.message.joined_text().to_uppercase();
-//!         events.artifact_text("answer", text, false, true).await?;
+//!         events.artifact(a2a_server::model::Artifact::text("answer", text)).await?;
 //!         Ok(())
 //!     }
 //! }
@@ -57,8 +56,14 @@ pub mod push;
 pub mod rest;
 pub mod serve;
 pub mod tasks;
+pub mod testing;
 
 pub use a2a_core::{card, model};
-pub use agent::{Agent, IntoAgent};
+pub use agent::{
+    Agent, AgentError, AgentEvent, ArtifactWriter, EventSink, IntoAgent, RequestContext,
+    SharedAgent, SinkClosed, StatusNote,
+};
+/// The attribute a [`TaskStore`](tasks::TaskStore) implementation carries (an agent needs
+/// none: [`Agent::execute`] is a plain `async fn`).
 pub use async_trait::async_trait;
 pub use serve::serve;

@@ -42,7 +42,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tower::util::MapRequestLayer;
 
-use crate::agent::{Agent, IntoAgent};
+use crate::agent::{IntoAgent, SharedAgent};
 use crate::engine::{Engine, EngineConfig};
 use crate::graceful;
 use crate::http::{DEFAULT_MAX_BODY_BYTES, RouterOptions, router};
@@ -376,7 +376,7 @@ impl ContainerConfig {
 
 /// An agent as an AgentCore container, configured in code.
 pub struct Container {
-    agent: Arc<dyn Agent>,
+    agent: SharedAgent,
     config: ContainerConfig,
     store: Option<Arc<dyn TaskStore>>,
     layers: Layers,

@@ -333,13 +333,14 @@ pub enum LifecycleError {
 /// # Errors
 /// [`LifecycleError`] when the event breaks a rule; the task is unchanged.
 pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleError> {
-    let artifact = match &event {
+    let (artifact, event_metadata) = match &event {
         AgentEvent::Artifact {
             artifact,
             append,
             last_chunk,
-        } => Some((artifact.clone(), *append, *last_chunk)),
-        AgentEvent::Message(_) | AgentEvent::Status { .. } => None,
+        } => (Some((artifact.clone(), *append, *last_chunk)), None),
+        AgentEvent::Status { task_metadata, .. } => (None, task_metadata.clone()),
+        AgentEvent::Message(_) => (None, None),
     };
     apply_quietly(task, event)?;
     Ok(match artifact {
@@ -356,7 +357,7 @@ pub fn apply(task: &mut Task, event: AgentEvent) -> Result<Applied, LifecycleErr
             context_id: task.context_id.clone(),
             status: task.status.clone(),
             is_final: task.status.state.ends_stream(),
-            metadata: None,
+            metadata: event_metadata,
         }),
     })
 }
@@ -371,9 +372,16 @@ pub fn apply_quietly(task: &mut Task, event: AgentEvent) -> Result<(), Lifecycle
     }
     match event {
         AgentEvent::Message(_) => Err(LifecycleError::MessageAfterTask),
-        AgentEvent::Status { state, message } => {
+        AgentEvent::Status {
+            state,
+            message,
+            task_metadata,
+        } => {
             if let Some(message) = &message {
                 task.history.push(message.clone());
+            }
+            if let Some(added) = task_metadata {
+                task.metadata.get_or_insert_default().extend(added);
             }
             task.status = TaskStatus {
                 state,

@@ -9,7 +9,6 @@ use std::sync::Arc;
 mod common;
 
 use a2a_core::model::TaskState;
-use a2a_server::agent::Agent;
 use a2a_server::agents::EchoAgent;
 use a2a_server::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::TaskStore;
@@ -18,7 +17,7 @@ use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-fn engine(agent: Arc<dyn Agent>, store: &Arc<CountingStore>) -> Engine {
+fn engine(agent: impl a2a_server::IntoAgent, store: &Arc<CountingStore>) -> Engine {
     common::engine(agent, Arc::clone(store) as Arc<dyn TaskStore>)
 }
 

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::card::AgentCard;
-use a2a_core::model::TaskState;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
@@ -18,7 +17,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-fn engine(agent: Arc<dyn Agent>) -> Engine {
+fn engine(agent: impl a2a_server::IntoAgent) -> Engine {
     common::engine(
         agent,
         Arc::new(InMemoryTaskStore::new()) as Arc<dyn TaskStore>,
@@ -52,7 +51,6 @@ fn send(text: &str, task_id: Option<&str>) -> Value {
 /// Asks for input and lingers until the gate opens; answered, completes at once.
 struct AsksThenAnswers(Arc<Notify>);
 
-#[async_trait::async_trait]
 impl Agent for AsksThenAnswers {
     fn card(&self) -> AgentCard {
         Gated(Arc::clone(&self.0)).card()
@@ -60,12 +58,10 @@ impl Agent for AsksThenAnswers {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         if context.previous.is_none() {
-            events
-                .status(TaskState::InputRequired, Some("which one?"))
-                .await?;
+            events.ask("which one?").await?;
             self.0.notified().await;
         } else {
-            events.complete(Some("thanks")).await?;
+            events.complete_with("thanks").await?;
         }
         Ok(())
     }
@@ -103,7 +99,6 @@ async fn a_quick_answer_replaces_the_runner_it_continues() {
 /// Asks for input; answered, returns without a word.
 struct AsksThenSaysNothing;
 
-#[async_trait::async_trait]
 impl Agent for AsksThenSaysNothing {
     fn card(&self) -> AgentCard {
         Gated(Arc::new(Notify::new())).card()
@@ -111,9 +106,7 @@ impl Agent for AsksThenSaysNothing {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         if context.previous.is_none() {
-            events
-                .status(TaskState::InputRequired, Some("which one?"))
-                .await?;
+            events.ask("which one?").await?;
         }
         Ok(())
     }
@@ -181,20 +174,16 @@ impl Agent for PanicsEarly {
         Gated(Arc::new(Notify::new())).card()
     }
 
-    fn execute<'agent, 'future>(
-        &'agent self,
+    fn execute(
+        &self,
         context: RequestContext,
         events: EventSink,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), AgentError>> + Send + 'future>>
-    where
-        'agent: 'future,
-        Self: 'future,
-    {
+    ) -> impl Future<Output = Result<(), AgentError>> + Send {
         assert!(context.message.joined_text() != "boom", "boom");
-        Box::pin(async move {
-            events.complete(None).await?;
+        async move {
+            events.complete().await?;
             Ok(())
-        })
+        }
     }
 }
 

@@ -8,6 +8,9 @@
 mod common;
 
 use std::sync::Arc;
+
+use a2a_server::agent::AgentEvent;
+use a2a_server::model::Artifact;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -28,7 +31,6 @@ struct Ticker;
 const CHUNKS: usize = 5;
 const GAP: Duration = Duration::from_millis(120);
 
-#[async_trait::async_trait]
 impl Agent for Ticker {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new("Ticker", "Ticks.", "1.0.0").with_skill(Skill::new(
@@ -45,19 +47,19 @@ impl Agent for Ticker {
     }
 
     async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         for index in 0..CHUNKS {
             tokio::time::sleep(GAP).await;
+            // Each tick goes out as it is made (a writer would hold it until the next).
             events
-                .artifact_text(
-                    "ticks",
-                    format!("tick {index} "),
-                    index > 0,
-                    index + 1 == CHUNKS,
-                )
+                .send(AgentEvent::Artifact {
+                    artifact: Artifact::text("ticks", format!("tick {index} ")),
+                    append: index > 0,
+                    last_chunk: index + 1 == CHUNKS,
+                })
                 .await?;
         }
-        events.complete(Some("done")).await?;
+        events.complete_with("done").await?;
         Ok(())
     }
 }

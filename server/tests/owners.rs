@@ -149,7 +149,7 @@ impl Version {
     }
 }
 
-fn engine(agent: Arc<dyn Agent>) -> Engine {
+fn engine(agent: impl a2a_server::IntoAgent) -> Engine {
     common::engine(
         agent,
         Arc::new(InMemoryTaskStore::new()) as Arc<dyn TaskStore>,
@@ -523,7 +523,6 @@ async fn list_tasks_lists_only_the_callers_tasks() {
 /// Answers with who it was told calls.
 struct WhoCalls;
 
-#[async_trait::async_trait]
 impl Agent for WhoCalls {
     fn card(&self) -> AgentCard {
         ConformanceAgent::default().card()
@@ -533,10 +532,10 @@ impl Agent for WhoCalls {
         let text = format!("{} continued={}", context.owner, context.previous.is_some());
         if context.message.joined_text() == "ask" {
             events
-                .status(a2a_core::model::TaskState::InputRequired, Some(&text))
+                .status(a2a_core::model::TaskState::InputRequired, &text)
                 .await?;
         } else {
-            events.complete(Some(&text)).await?;
+            events.complete_with(&text).await?;
         }
         Ok(())
     }

@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 
 use a2a_core::card::AgentCard;
-use a2a_core::model::TaskState;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::ConformanceAgent;
 use a2a_server::identity::USER_ID_HEADER;
@@ -26,7 +25,6 @@ use tower::ServiceExt as _;
 /// Asks for input, saying who it was told calls (the task stays open, so cancelable).
 struct SaysWhoCalls;
 
-#[async_trait::async_trait]
 impl Agent for SaysWhoCalls {
     fn card(&self) -> AgentCard {
         ConformanceAgent::default().card()
@@ -34,7 +32,7 @@ impl Agent for SaysWhoCalls {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         let text = context.owner.to_string();
-        events.status(TaskState::InputRequired, Some(&text)).await?;
+        events.ask(&text).await?;
         Ok(())
     }
 }

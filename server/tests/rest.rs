@@ -611,7 +611,6 @@ async fn the_card_lists_http_json_after_json_rpc_and_only_when_served() {
 /// Works, then waits for the gate before it answers and completes.
 struct Gated(Arc<tokio::sync::Notify>);
 
-#[async_trait::async_trait]
 impl a2a_server::agent::Agent for Gated {
     fn card(&self) -> a2a_core::card::AgentCard {
         let mut card =
@@ -627,10 +626,12 @@ impl a2a_server::agent::Agent for Gated {
         _: a2a_server::agent::RequestContext,
         events: a2a_server::agent::EventSink,
     ) -> Result<(), a2a_server::agent::AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         self.0.notified().await;
-        events.artifact_text("out", "late", false, true).await?;
-        events.complete(None).await?;
+        events
+            .artifact(a2a_server::model::Artifact::text("out", "late"))
+            .await?;
+        events.complete().await?;
         Ok(())
     }
 }

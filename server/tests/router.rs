@@ -21,7 +21,11 @@ use tower::ServiceExt as _;
 
 const URL: &str = "http://127.0.0.1:9000/";
 
-fn app_for(agent: Arc<dyn Agent>, host_can_stream: bool, max_body_bytes: usize) -> Router {
+fn app_for(
+    agent: impl a2a_server::IntoAgent,
+    host_can_stream: bool,
+    max_body_bytes: usize,
+) -> Router {
     let engine = Engine::new(
         agent,
         Arc::new(InMemoryTaskStore::new()),
@@ -392,7 +396,6 @@ struct Broken {
     panic: bool,
 }
 
-#[async_trait::async_trait]
 impl Agent for Broken {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new("Broken", "Fails.", "1.0.0").with_skill(Skill::new(
@@ -406,7 +409,7 @@ impl Agent for Broken {
     }
 
     async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         if self.panic {
             panic!("SECRET-PANIC-DETAIL");
         }

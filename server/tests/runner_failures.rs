@@ -10,7 +10,6 @@ use std::time::Duration;
 mod common;
 
 use a2a_core::card::AgentCard;
-use a2a_core::model::TaskState;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::TaskStore;
@@ -135,7 +134,6 @@ struct AsksAndLingers {
     second: Arc<Notify>,
 }
 
-#[async_trait::async_trait]
 impl Agent for AsksAndLingers {
     fn card(&self) -> AgentCard {
         Gated(Arc::new(Notify::new())).card()
@@ -143,15 +141,15 @@ impl Agent for AsksAndLingers {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         if context.previous.is_none() {
-            events
-                .status(TaskState::InputRequired, Some("which one?"))
-                .await?;
+            events.ask("which one?").await?;
             self.first.notified().await;
-            events.artifact_text("late", "x", false, true).await?;
+            events
+                .artifact(a2a_server::model::Artifact::text("late", "x"))
+                .await?;
         } else {
-            events.working(None).await?;
+            events.working().await?;
             self.second.notified().await;
-            events.complete(None).await?;
+            events.complete().await?;
         }
         Ok(())
     }

@@ -26,23 +26,22 @@ struct Burst {
     gate: Option<Arc<Notify>>,
 }
 
-#[async_trait::async_trait]
 impl Agent for Burst {
     fn card(&self) -> AgentCard {
         Gated(Arc::new(Notify::new())).card()
     }
 
     async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         if let Some(gate) = &self.gate {
             gate.notified().await;
         }
         for index in 0..self.events {
             events
-                .artifact_text(&format!("a{index}"), "x", false, true)
+                .artifact(a2a_server::model::Artifact::text(&format!("a{index}"), "x"))
                 .await?;
         }
-        events.complete(None).await?;
+        events.complete().await?;
         Ok(())
     }
 }

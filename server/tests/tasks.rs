@@ -352,10 +352,7 @@ fn apply_follows_the_lifecycle_rules() {
     let message = Message::text(Role::Agent, "a1", "done");
     let applied = tasks::apply(
         &mut current,
-        AgentEvent::Status {
-            state: TaskState::Completed,
-            message: Some(message),
-        },
+        AgentEvent::status(TaskState::Completed, Some(message)),
     )
     .unwrap();
     match applied {
@@ -369,13 +366,7 @@ fn apply_follows_the_lifecycle_rules() {
     assert_eq!(current.history.last().unwrap().message_id, "a1");
 
     assert_eq!(
-        tasks::apply(
-            &mut current,
-            AgentEvent::Status {
-                state: TaskState::Working,
-                message: None
-            }
-        ),
+        tasks::apply(&mut current, AgentEvent::status(TaskState::Working, None)),
         Err(LifecycleError::AfterTerminal(TaskState::Completed)),
         "nothing changes a terminal task"
     );
@@ -386,10 +377,10 @@ fn apply_follows_the_lifecycle_rules() {
 fn apply_quietly_changes_the_task_as_apply_does() {
     let events = || {
         vec![
-            AgentEvent::Status {
-                state: TaskState::Working,
-                message: Some(Message::text(Role::Agent, "a1", "on it")),
-            },
+            AgentEvent::status(
+                TaskState::Working,
+                Some(Message::text(Role::Agent, "a1", "on it")),
+            ),
             AgentEvent::Artifact {
                 artifact: Artifact::text("out", "one "),
                 append: false,
@@ -405,10 +396,7 @@ fn apply_quietly_changes_the_task_as_apply_does() {
                 append: true,
                 last_chunk: true,
             },
-            AgentEvent::Status {
-                state: TaskState::Completed,
-                message: None,
-            },
+            AgentEvent::status(TaskState::Completed, None),
             AgentEvent::Message(Message::text(Role::Agent, "a2", "late")),
         ]
     };

@@ -12,11 +12,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn start() -> Running {
-    Emulator::new(EchoAgent)
-        .rate_limit(0)
-        .start()
-        .await
-        .unwrap()
+    Emulator::new(EchoAgent).start().await.unwrap()
 }
 
 async fn post(url: &str, body: &'static str, headers: &[(&str, &str)]) -> (StatusCode, Value) {

@@ -17,7 +17,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
 fn emulator() -> Emulator {
-    Emulator::new(Behaving).rate_limit(0)
+    Emulator::new(Behaving)
 }
 
 /// `POST` on the runtime's invocation path, session `session`, with `body`.

@@ -18,7 +18,6 @@ const TOKEN_PREFIX: &str = "a2a-emulator-workload-token-";
 /// Replies with what it saw of the platform, as JSON text.
 struct Reporter;
 
-#[a2a_server::async_trait]
 impl Agent for Reporter {
     fn card(&self) -> AgentCard {
         AgentCard::new("Reporter", "Reports the platform's headers.", "1.0.0").with_skill(
@@ -47,7 +46,7 @@ impl Agent for Reporter {
 }
 
 async fn start(allowlist: Option<&[&str]>) -> a2a_emulator::Running {
-    let mut emulator = Emulator::new(Reporter).rate_limit(0);
+    let mut emulator = Emulator::new(Reporter);
     if let Some(names) = allowlist {
         emulator = emulator.request_header_allowlist(names.iter().copied());
     }

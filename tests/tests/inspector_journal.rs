@@ -30,7 +30,7 @@ fn send_v1(text: &str) -> Value {
 }
 
 async fn start(emulator: Emulator) -> Running {
-    emulator.rate_limit(0).start().await.unwrap()
+    emulator.start().await.unwrap()
 }
 
 fn http() -> reqwest::Client {

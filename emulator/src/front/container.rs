@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use a2a_core::card::CardError;
 use a2a_core::error::ErrorProfile;
-use a2a_server::agent::Agent;
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::http::{RouterOptions, router};
 use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskBudget};
@@ -53,7 +52,7 @@ pub enum Backend {
 }
 
 /// Makes the agent of a new session: the same shared agent each time, or a new one.
-pub type AgentFactory = Arc<dyn Fn() -> Arc<dyn Agent> + Send + Sync>;
+pub type AgentFactory = Arc<dyn Fn() -> a2a_server::SharedAgent + Send + Sync>;
 
 /// An external A2A server.
 #[derive(Debug)]

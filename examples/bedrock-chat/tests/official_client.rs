@@ -86,11 +86,7 @@ async fn the_official_python_client_streams_a_two_turn_conversation() {
         bedrock.uri(),
         env!("CARGO_BIN_EXE_bedrock-chat"),
     );
-    let emulator = Emulator::command(command)
-        .rate_limit(0)
-        .start()
-        .await
-        .unwrap();
+    let emulator = Emulator::command(command).start().await.unwrap();
 
     let python = python();
     let url = emulator.url().to_owned();

@@ -134,11 +134,7 @@ fn text(parts: &[a2a_client::model::Part]) -> String {
 #[tokio::test]
 async fn the_answer_streams_in_chunks_then_completes_with_its_usage() {
     let model = Scripted::new([hello_script()]);
-    let emulator = Emulator::new(agent(&model))
-        .rate_limit(0)
-        .start()
-        .await
-        .unwrap();
+    let emulator = Emulator::new(agent(&model)).start().await.unwrap();
     let client = Client::connect(emulator.url()).await.unwrap();
 
     let mut stream = client.stream(&text_params("Say hello")).await.unwrap();
@@ -194,11 +190,7 @@ async fn model_errors_fail_the_task_with_a_message_for_the_user() {
             )),
         ]),
     ]);
-    let emulator = Emulator::new(agent(&model))
-        .rate_limit(0)
-        .start()
-        .await
-        .unwrap();
+    let emulator = Emulator::new(agent(&model)).start().await.unwrap();
     let client = Client::connect(emulator.url()).await.unwrap();
 
     let mut answers = Vec::new();
@@ -241,11 +233,7 @@ async fn canceling_the_task_closes_the_model_stream() {
         ],
         dropped_sender,
     )]);
-    let emulator = Emulator::new(agent(&model))
-        .rate_limit(0)
-        .start()
-        .await
-        .unwrap();
+    let emulator = Emulator::new(agent(&model)).start().await.unwrap();
     let client = Client::connect(emulator.url()).await.unwrap();
 
     let mut stream = client
@@ -280,7 +268,7 @@ async fn the_card_says_what_is_configured_and_never_the_model_or_its_prompt() {
         ("CHAT_SKILLS", skills),
     ]);
     let agent = ChatAgent::new(Scripted::new([]), &config);
-    let emulator = Emulator::new(agent).rate_limit(0).start().await.unwrap();
+    let emulator = Emulator::new(agent).start().await.unwrap();
     let card: Value = get_json(emulator.address(), "/.well-known/agent-card.json").await;
     assert_eq!(card["name"], "Chef");
     assert_eq!(card["description"], "Talks food.");

@@ -1,14 +1,12 @@
 //! The greeter: asks for your name once (the task waits in `input-required`), then streams
 //! a greeting word by word as artifact chunks and completes.
 
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::card::{AgentCard, Skill};
-use a2a_server::model::TaskState;
+use a2a_server::{Agent, AgentError, EventSink, RequestContext};
 
 /// The agent. `src/main.rs` serves it on Lambda or as an AgentCore container.
 pub struct Greeter;
 
-#[a2a_server::async_trait]
 impl Agent for Greeter {
     fn card(&self) -> AgentCard {
         AgentCard::new("Greeter", "Asks your name, then greets you.", "0.1.0")
@@ -23,27 +21,22 @@ impl Agent for Greeter {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         if context.previous.is_none() {
-            events
-                .status(TaskState::InputRequired, Some("What is your name?"))
-                .await?;
+            events.ask("What is your name?").await?;
             return Ok(());
         }
-        let greeting = format!(
-            "Hello, {}! Nice to meet you.",
-            context.message.joined_text().trim()
-        );
-        let words: Vec<&str> = greeting.split(' ').collect();
-        for (index, word) in words.iter().enumerate() {
+        let name = context.message.joined_text();
+        let greeting = format!("Hello, {}! Nice to meet you.", name.trim());
+        let mut artifact = events.artifact_writer("greeting");
+        for (index, word) in greeting.split(' ').enumerate() {
             let chunk = if index == 0 {
-                (*word).to_owned()
+                word.to_owned()
             } else {
                 format!(" {word}")
             };
-            events
-                .artifact_text("greeting", chunk, index > 0, index + 1 == words.len())
-                .await?;
+            artifact.write(chunk).await?;
         }
-        events.complete(None).await?;
+        artifact.finish().await?;
+        events.complete().await?;
         Ok(())
     }
 }

@@ -38,7 +38,7 @@ fn answer(task: &Task, text: &str) -> a2a_client::model::SendMessageParams {
 
 #[tokio::test]
 async fn asks_for_a_name_then_greets_in_both_versions() {
-    let emulator = Emulator::new(Greeter).rate_limit(0).start().await.unwrap();
+    let emulator = Emulator::new(Greeter).start().await.unwrap();
     for version in [ProtocolVersion::V0_3, ProtocolVersion::V1_0] {
         let client = Client::builder(emulator.url())
             .protocol(version)
@@ -68,7 +68,7 @@ async fn asks_for_a_name_then_greets_in_both_versions() {
 
 #[tokio::test]
 async fn streams_the_greeting_word_by_word() {
-    let emulator = Emulator::new(Greeter).rate_limit(0).start().await.unwrap();
+    let emulator = Emulator::new(Greeter).start().await.unwrap();
     let client = Client::connect(emulator.url()).await.unwrap();
     let asked = task(client.send_text("hi").await.unwrap());
 
@@ -93,7 +93,7 @@ async fn streams_the_greeting_word_by_word() {
 
 #[tokio::test]
 async fn sessions_do_not_see_each_others_tasks() {
-    let emulator = Emulator::new(Greeter).rate_limit(0).start().await.unwrap();
+    let emulator = Emulator::new(Greeter).start().await.unwrap();
     let first = Client::connect(emulator.url()).await.unwrap();
     let second = Client::connect(emulator.url()).await.unwrap();
     assert_ne!(first.session_id(), second.session_id());
@@ -114,7 +114,6 @@ async fn throttling_is_retried_by_the_client() {
     let emulator = Emulator::new(Greeter)
         .faults(faults)
         .seed(7)
-        .rate_limit(0)
         .start()
         .await
         .unwrap();

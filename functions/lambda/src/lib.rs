@@ -21,7 +21,8 @@
 //! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-a2a-protocol-contract.html>:
 //! `POST /` takes JSON-RPC 2.0).
 //!
-//! One call in `main`:
+//! One call in `main` runs the agent on Lambda under the Lambda runtime, and as an
+//! AgentCore container anywhere else ([`run`]):
 //!
 //! ```no_run
 //! use a2a_server::agents::EchoAgent;
@@ -60,7 +61,7 @@ pub mod logging;
 use std::sync::Arc;
 use std::time::Instant;
 
-use a2a_server::agent::{Agent, IntoAgent};
+use a2a_server::agent::IntoAgent;
 use a2a_server::engine::{Engine, EngineConfig};
 use a2a_server::layers::{Layers, RouterLayer};
 use a2a_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
@@ -151,7 +152,7 @@ pub fn stores(config: &Config) -> (Arc<dyn TaskStore>, Arc<dyn PushConfigStore>)
 /// # }
 /// ```
 pub struct Lambda {
-    agent: Arc<dyn Agent>,
+    agent: a2a_server::SharedAgent,
     config: Option<Config>,
     store: Option<Arc<dyn TaskStore>>,
     push_store: Option<Arc<dyn PushConfigStore>>,
@@ -370,10 +371,27 @@ impl Lambda {
     }
 }
 
-/// Serves `agent` as a Lambda function configured from the environment ([`Config`]).
+/// Runs `agent` wherever the binary is started: as a Lambda function configured from the
+/// environment ([`Config`]) when the Lambda runtime started it (`AWS_LAMBDA_RUNTIME_API`
+/// is set), and anywhere else as an AWS Bedrock AgentCore Runtime container
+/// ([`a2a_server::serve`]: port 9000 unless `PORT` says otherwise, `/ping`, configured by
+/// its own variables). One binary serves `cargo lambda deploy`, an AgentCore image and a
+/// local run. [`Lambda::run`] serves Lambda only.
 ///
 /// # Errors
-/// Not inside Lambda, init failed (logged first), or the runtime failed.
+/// Init failed (logged first), or the runtime or the server failed.
 pub async fn run(agent: impl IntoAgent) -> Result<(), Error> {
-    Lambda::new(agent).run().await
+    if on_lambda() {
+        Lambda::new(agent).run().await
+    } else {
+        Ok(a2a_server::serve(agent).await?)
+    }
+}
+
+/// Whether the Lambda runtime started this process: it sets `AWS_LAMBDA_RUNTIME_API` for
+/// the runtime interface (AWS Lambda Developer Guide, "Defined runtime environment
+/// variables",
+/// <https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime>).
+pub fn on_lambda() -> bool {
+    std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some_and(|value| !value.is_empty())
 }

@@ -8,6 +8,9 @@
 mod common;
 
 use std::sync::Arc;
+
+use a2a_server::agent::AgentEvent;
+use a2a_server::model::Artifact;
 use std::time::{Duration, Instant};
 
 use a2a_core::card::{AgentCard, Capabilities, Skill};
@@ -26,7 +29,6 @@ struct Ticker;
 
 const CHUNKS: usize = 4;
 
-#[async_trait::async_trait]
 impl Agent for Ticker {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new("Ticker", "Ticks.", "1.0.0").with_skill(Skill::new(
@@ -43,21 +45,26 @@ impl Agent for Ticker {
     }
 
     async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         for index in 0..CHUNKS {
             tokio::time::sleep(Duration::from_millis(150)).await;
             let text = format!("tick {index} ");
+            // Each tick goes out as it is made (a writer would hold it until the next).
             events
-                .artifact_text("ticks", text, index > 0, index + 1 == CHUNKS)
+                .send(AgentEvent::Artifact {
+                    artifact: Artifact::text("ticks", text),
+                    append: index > 0,
+                    last_chunk: index + 1 == CHUNKS,
+                })
                 .await?;
         }
-        events.complete(None).await?;
+        events.complete().await?;
         Ok(())
     }
 }
 
 /// An instance: an engine for `agent` on the table, its DynamoDB calls logged.
-fn instance(agent: Arc<dyn Agent>, settings: &DynamoSettings) -> (Engine, Calls) {
+fn instance(agent: impl a2a_server::IntoAgent, settings: &DynamoSettings) -> (Engine, Calls) {
     let (client, calls) = counting_client(settings);
     let store: Arc<dyn TaskStore> = Arc::new(DynamoTaskStore::with_client(client, settings));
     let engine = Engine::new(

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use a2a_core::card::AgentCard;
-use a2a_core::model::TaskState;
 use a2a_lambda::{App, Config};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::ConformanceAgent;
@@ -52,7 +51,6 @@ fn config(vars: &[(&str, &str)]) -> Config {
 /// its status message shows the owner the function gave the agent.
 struct SaysWhoCalls;
 
-#[async_trait::async_trait]
 impl Agent for SaysWhoCalls {
     fn card(&self) -> AgentCard {
         ConformanceAgent::default().card()
@@ -60,7 +58,7 @@ impl Agent for SaysWhoCalls {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         let text = context.owner.to_string();
-        events.status(TaskState::InputRequired, Some(&text)).await?;
+        events.ask(&text).await?;
         Ok(())
     }
 }

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use crate::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_core::card::{AgentCard, Capabilities, Skill};
-use a2a_core::model::{Artifact, Part, PartContent, TaskState};
+use a2a_core::model::{Artifact, Part, PartContent};
 
 /// The agent conformance suites run against.
 #[derive(Debug, Clone)]
@@ -72,7 +72,6 @@ fn artifact(id: &str, part: Part) -> Artifact {
     }
 }
 
-#[async_trait::async_trait]
 impl Agent for ConformanceAgent {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new(
@@ -96,80 +95,66 @@ impl Agent for ConformanceAgent {
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         let id = context.message.message_id.as_str();
         if context.previous.is_some() && context.message.joined_text().trim() == "done" {
-            return Ok(events.complete(Some("Done")).await?);
+            return Ok(events.complete_with("Done").await?);
         }
         if id.starts_with("tck-message-response") {
             return Ok(events.reply("Direct message response").await?);
         }
-        events.working(None).await?;
+        events.working().await?;
         if id.starts_with("tck-complete-task") {
-            events.complete(Some("Hello from TCK")).await?;
+            events.complete_with("Hello from TCK").await?;
         } else if id.starts_with("tck-input-required") {
-            events
-                .status(TaskState::InputRequired, Some("Please provide more input"))
-                .await?;
+            events.ask("Please provide more input").await?;
         } else if id.starts_with("tck-reject-task") {
-            events
-                .status(TaskState::Rejected, Some("Task rejected"))
-                .await?;
+            events.reject("Task rejected").await?;
         } else if id.starts_with("tck-artifact-text") {
             events
-                .artifact(
-                    artifact("text", Part::text("Generated text content")),
-                    false,
-                    true,
-                )
+                .artifact(artifact("text", Part::text("Generated text content")))
                 .await?;
-            events.complete(None).await?;
+            events.complete().await?;
         } else if id.starts_with("tck-artifact-file-url") {
             let mut part = Part::from_content(PartContent::Url(
                 "https://example.com/output.txt".to_owned(),
             ));
             part.filename = Some("output.txt".to_owned());
             part.media_type = Some("text/plain".to_owned());
-            events
-                .artifact(artifact("file-url", part), false, true)
-                .await?;
-            events.complete(None).await?;
+            events.artifact(artifact("file-url", part)).await?;
+            events.complete().await?;
         } else if id.starts_with("tck-artifact-file") {
             let mut part =
                 Part::from_content(PartContent::Bytes(b"Generated file content".to_vec()));
             part.filename = Some("output.txt".to_owned());
             part.media_type = Some("text/plain".to_owned());
-            events.artifact(artifact("file", part), false, true).await?;
-            events.complete(None).await?;
+            events.artifact(artifact("file", part)).await?;
+            events.complete().await?;
         } else if id.starts_with("tck-artifact-data") {
             let part = Part::data(json!({"key": "value", "count": 42}));
-            events.artifact(artifact("data", part), false, true).await?;
-            events.complete(None).await?;
+            events.artifact(artifact("data", part)).await?;
+            events.complete().await?;
         } else if id.starts_with("tck-stream-") {
-            let chunks = ["Streaming ", "chunk ", "content"];
-            for (index, chunk) in chunks.iter().enumerate() {
-                events
-                    .artifact_text("stream", *chunk, index > 0, index + 1 == chunks.len())
-                    .await?;
+            let mut stream = events.artifact_writer("stream");
+            for chunk in ["Streaming ", "chunk ", "content"] {
+                stream.write(chunk).await?;
             }
-            events.complete(None).await?;
+            stream.finish().await?;
+            events.complete().await?;
         } else if id.starts_with("tck-delayed-complete") {
             tokio::select! {
                 () = tokio::time::sleep(self.streaming_timeout) => {
-                    events.complete(Some("Done after delay")).await?;
+                    events.complete_with("Done after delay").await?;
                 }
                 () = context.cancellation.cancelled() => {}
             }
         } else if id.starts_with("test-resubscribe-message-id") {
             tokio::select! {
-                () = tokio::time::sleep(self.streaming_timeout * 2) => events.complete(None).await?,
+                () = tokio::time::sleep(self.streaming_timeout * 2) => events.complete().await?,
                 () = context.cancellation.cancelled() => {}
             }
         } else if id.starts_with("slow-") {
             context.cancellation.cancelled().await;
         } else {
             events
-                .status(
-                    TaskState::InputRequired,
-                    Some("Tell me more, or say \"done\" to finish."),
-                )
+                .ask("Tell me more, or say \"done\" to finish.")
                 .await?;
         }
         Ok(())

@@ -2,12 +2,12 @@
 
 use crate::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_core::card::{AgentCard, Capabilities, Skill};
+use a2a_core::model::Artifact;
 
 /// Echoes the text of every message back as an artifact named `echo`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EchoAgent;
 
-#[async_trait::async_trait]
 impl Agent for EchoAgent {
     fn card(&self) -> AgentCard {
         let mut skill = Skill::new(
@@ -32,9 +32,9 @@ impl Agent for EchoAgent {
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         let text = context.message.joined_text();
-        events.working(None).await?;
-        events.artifact_text("echo", text, false, true).await?;
-        events.complete(None).await?;
+        events.working().await?;
+        events.artifact(Artifact::text("echo", text)).await?;
+        events.complete().await?;
         Ok(())
     }
 }

@@ -4,12 +4,11 @@ mod conformance;
 mod echo;
 
 use std::str::FromStr;
-use std::sync::Arc;
 
 pub use conformance::ConformanceAgent;
 pub use echo::EchoAgent;
 
-use crate::agent::Agent;
+use crate::agent::SharedAgent;
 
 /// A built-in agent, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,10 +49,10 @@ impl std::fmt::Display for BuiltIn {
 
 impl BuiltIn {
     /// The agent.
-    pub fn agent(self) -> Arc<dyn Agent> {
+    pub fn agent(self) -> SharedAgent {
         match self {
-            Self::Echo => Arc::new(EchoAgent),
-            Self::Conformance => Arc::new(ConformanceAgent::from_env()),
+            Self::Echo => SharedAgent::new(EchoAgent),
+            Self::Conformance => SharedAgent::new(ConformanceAgent::from_env()),
         }
     }
 }

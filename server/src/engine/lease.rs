@@ -168,10 +168,7 @@ pub(crate) async fn load(
         let mut task = Task::clone(&stored.task);
         let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), HOST_STOPPED);
         message.task_id = None;
-        let failure = AgentEvent::Status {
-            state: TaskState::Failed,
-            message: Some(message),
-        };
+        let failure = AgentEvent::status(TaskState::Failed, Some(message));
         if tasks::apply_quietly(&mut task, failure).is_err() {
             return Ok(Some(stored));
         }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::cursor::{Cursor, Sequenced};
 use super::lease::{self, Leasing};
 use super::registry::Registry;
-use crate::agent::{Agent, AgentEvent, EventReceiver, EventSink, RequestContext};
+use crate::agent::{AgentEvent, EventReceiver, EventSink, RequestContext, SharedAgent};
 use crate::health::Health;
 use crate::owner::Owner;
 use crate::tasks::{self, SharedStored, StoreError, TaskStore};
@@ -77,7 +77,7 @@ pub(crate) enum Started {
 /// What a runner needs from the engine (the engine keeps one, and each runner a clone).
 #[derive(Clone)]
 pub(crate) struct RunnerDeps {
-    pub agent: Arc<dyn Agent>,
+    pub agent: SharedAgent,
     pub store: Arc<dyn TaskStore>,
     pub registry: Arc<Registry>,
     pub health: Arc<Health>,
@@ -182,7 +182,7 @@ fn run(
     let mut running = Running { deps, work };
     async move {
         let Running { deps, work: runner } = &mut running;
-        let agent = Arc::clone(&deps.agent);
+        let agent = deps.agent.clone();
         let execution = AssertUnwindSafe(agent.execute(context, sink)).catch_unwind();
         tokio::pin!(execution);
         let outcome = loop {
@@ -760,6 +760,7 @@ fn unapplied(applied: StreamEvent) -> Option<AgentEvent> {
         StreamEvent::StatusUpdate(update) => Some(AgentEvent::Status {
             state: update.status.state,
             message: update.status.message,
+            task_metadata: update.metadata,
         }),
         StreamEvent::ArtifactUpdate(update) => Some(AgentEvent::Artifact {
             artifact: update.artifact,
@@ -868,7 +869,7 @@ async fn finish(
     deliver(
         deps,
         live,
-        vec![AgentEvent::Status { state, message }],
+        vec![AgentEvent::status(state, message)],
         request_id,
     )
     .await;
@@ -893,10 +894,7 @@ pub(crate) async fn cancel_live(
     deliver(
         deps,
         live,
-        vec![AgentEvent::Status {
-            state: TaskState::Canceled,
-            message: None,
-        }],
+        vec![AgentEvent::status(TaskState::Canceled, None)],
         request_id,
     )
     .await;
@@ -929,10 +927,7 @@ pub(crate) async fn fail_live(
     deliver(
         deps,
         live,
-        vec![AgentEvent::Status {
-            state: TaskState::Failed,
-            message: Some(message),
-        }],
+        vec![AgentEvent::status(TaskState::Failed, Some(message))],
         request_id,
     )
     .await;

@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{Agent, RequestContext};
+use crate::agent::{IntoAgent, RequestContext};
 use crate::health::Health;
 use crate::owner::Owner;
 use crate::tasks::{self, SharedStored, StoreError, TaskStore};
@@ -166,10 +166,11 @@ impl Engine {
     /// # Errors
     /// The agent's card or the public URL is invalid.
     pub fn new(
-        agent: Arc<dyn Agent>,
+        agent: impl IntoAgent,
         store: Arc<dyn TaskStore>,
         config: EngineConfig,
     ) -> Result<Self, CardError> {
+        let agent = agent.into_agent();
         let mut card = agent.card();
         card.capabilities.streaming &= config.host_can_stream;
         if let Some(security) = config.security {

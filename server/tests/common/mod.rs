@@ -21,7 +21,6 @@ use tokio::sync::Notify;
 /// completes.
 pub struct Gated(pub Arc<Notify>);
 
-#[async_trait::async_trait]
 impl Agent for Gated {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new("Gated", "Completes when told.", "1.0.0")
@@ -34,16 +33,18 @@ impl Agent for Gated {
     }
 
     async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         self.0.notified().await;
-        events.artifact_text("out", "late", false, true).await?;
-        events.complete(None).await?;
+        events
+            .artifact(a2a_server::model::Artifact::text("out", "late"))
+            .await?;
+        events.complete().await?;
         Ok(())
     }
 }
 
 /// An engine for `agent` over `store`, under the spec's error profile.
-pub fn engine(agent: Arc<dyn Agent>, store: Arc<dyn TaskStore>) -> Engine {
+pub fn engine(agent: impl a2a_server::IntoAgent, store: Arc<dyn TaskStore>) -> Engine {
     Engine::new(
         agent,
         store,

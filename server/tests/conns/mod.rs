@@ -19,7 +19,6 @@ use tokio::net::TcpStream;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Behaving;
 
-#[a2a_server::async_trait]
 impl Agent for Behaving {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new("Behaving", "Does what the text says.", "1.0.0").with_skill(
@@ -35,14 +34,16 @@ impl Agent for Behaving {
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
         let text = context.message.joined_text();
         let cancel = context.cancellation.clone();
-        events.working(None).await?;
+        events.working().await?;
         if let Some(ms) = text.strip_prefix("sleep:") {
             let ms = ms.parse().unwrap_or(0);
             tokio::select! {
                 () = tokio::time::sleep(Duration::from_millis(ms)) => {}
                 () = cancel.cancelled() => return Ok(()),
             }
-            events.artifact_text("out", "slept", false, true).await?;
+            events
+                .artifact(a2a_server::model::Artifact::text("out", "slept"))
+                .await?;
         } else if let Some(ms) = text.strip_prefix("tick:") {
             let every = Duration::from_millis(ms.parse().unwrap_or(50));
             for tick in 0..400 {
@@ -50,7 +51,7 @@ impl Agent for Behaving {
                     () = tokio::time::sleep(every) => {}
                     () = cancel.cancelled() => return Ok(()),
                 }
-                events.working(Some(&format!("tick {tick}"))).await?;
+                events.working_with(&format!("tick {tick}")).await?;
             }
         } else if text == "firehose" {
             let chunk = "x".repeat(16 * 1024);
@@ -60,13 +61,15 @@ impl Agent for Behaving {
                     () = cancel.cancelled() => return Ok(()),
                 }
                 events
-                    .working(Some(&format!("{chunk_number} {chunk}")))
+                    .working_with(&format!("{chunk_number} {chunk}"))
                     .await?;
             }
         } else {
-            events.artifact_text("out", text, false, true).await?;
+            events
+                .artifact(a2a_server::model::Artifact::text("out", text))
+                .await?;
         }
-        events.complete(None).await?;
+        events.complete().await?;
         Ok(())
     }
 }

@@ -27,7 +27,6 @@ struct Worker {
     work: Option<Duration>,
 }
 
-#[async_trait::async_trait]
 impl Agent for Worker {
     fn card(&self) -> AgentCard {
         AgentCard::new("Worker", "Takes its time.", "1.0.0").with_skill(Skill::new(
@@ -39,13 +38,13 @@ impl Agent for Worker {
     }
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         let Some(work) = self.work else {
             context.cancellation.cancelled().await;
             return Ok(());
         };
         tokio::select! {
-            () = tokio::time::sleep(work) => events.complete(Some("done")).await?,
+            () = tokio::time::sleep(work) => events.complete_with("done").await?,
             () = context.cancellation.cancelled() => {}
         }
         Ok(())

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use a2a_client::model::{self, PartContent, StreamEvent, Task, TaskState};
-use a2a_client::{AgentCard, Binding, ProtocolVersion, protocol};
+use a2a_client::{Binding, FetchedCard, ProtocolVersion, protocol};
 
 /// A state as a person reads it (`input-required`).
 pub fn state(state: TaskState) -> &'static str {
@@ -54,7 +54,7 @@ fn parts_text(parts: &[model::Part]) -> String {
 }
 
 /// The card, for people.
-pub fn card(card: &AgentCard, chosen: Option<(Binding, ProtocolVersion, &str)>) {
+pub fn card(card: &FetchedCard, chosen: Option<(Binding, ProtocolVersion, &str)>) {
     let description = card
         .json
         .get("description")

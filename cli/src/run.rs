@@ -130,7 +130,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
         }
         Command::StopSession { url } => {
             // Not an A2A call: no card is read.
-            let client = builder(global, url).await?.endpoint()?;
+            let client = builder(global, url).await?.build()?;
             client.stop_session().await?;
             let session = client.session_id();
             if global.json {
@@ -220,7 +220,7 @@ fn outcome(state: Option<TaskState>) -> u8 {
 pub(crate) async fn connect(global: &Global, url: &str) -> Result<Client, Error> {
     let builder = builder(global, url).await?;
     let client = if global.no_card {
-        builder.endpoint()?
+        builder.build()?
     } else {
         builder.connect().await?
     };
@@ -273,7 +273,7 @@ async fn builder(global: &Global, url: &str) -> Result<ClientBuilder, Error> {
         )
         .auth(auth(global, url).await?);
     if let Some(protocol) = global.protocol {
-        builder = builder.protocol(match protocol {
+        builder = builder.version(match protocol {
             Protocol::V0_3 => ProtocolVersion::V0_3,
             Protocol::V1_0 => ProtocolVersion::V1_0,
         });

@@ -30,9 +30,10 @@ pub fn card_path() -> &'static str {
     a2a_core::card::CARD_PATH.trim_start_matches('/')
 }
 
-/// An agent card as far as this client needs it, with the card's JSON kept whole.
+/// An agent card as this client fetched it: what the client needs of it, with the card's
+/// JSON kept whole (the card an agent is configured with is `a2a_core::card::AgentCard`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AgentCard {
+pub struct FetchedCard {
     /// Where it was read from.
     pub url: Url,
     /// The card as served.
@@ -223,7 +224,7 @@ struct Capabilities {
     push_notifications: Option<bool>,
 }
 
-impl AgentCard {
+impl FetchedCard {
     /// Reads a card served at `url`.
     ///
     /// # Errors
@@ -465,8 +466,8 @@ mod tests {
         }
     }
 
-    fn card(json: Value) -> AgentCard {
-        AgentCard::parse(
+    fn card(json: Value) -> FetchedCard {
+        FetchedCard::parse(
             url("http://h/.well-known/agent-card.json"),
             json.to_string().as_bytes(),
         )
@@ -543,7 +544,7 @@ mod tests {
             ("{\"name\":\"x\"}", "declares no interface"),
             ("{\"url\":5}", "unreadable"),
         ] {
-            let error = AgentCard::parse(at.clone(), body.as_bytes())
+            let error = FetchedCard::parse(at.clone(), body.as_bytes())
                 .unwrap_err()
                 .to_string();
             assert!(error.contains(why), "{body}: {error}");

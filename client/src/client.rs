@@ -11,7 +11,7 @@ use serde_json::Value;
 use url::Url;
 
 use crate::auth::Auth;
-use crate::card::{self, AgentCard, Endpoint};
+use crate::card::{self, Endpoint, FetchedCard};
 use crate::error::Error;
 use crate::protocol::{self, StreamKind};
 use crate::retry::RetryPolicy;
@@ -45,8 +45,9 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// Speak this version (the card must offer it, unless the endpoint is given directly).
-    pub fn protocol(mut self, version: ProtocolVersion) -> Self {
+    /// Speak this version (the card must offer it, unless the endpoint is given directly);
+    /// [`Client::version`] reads it back.
+    pub fn version(mut self, version: ProtocolVersion) -> Self {
         self.version = Some(version);
         self
     }
@@ -160,12 +161,12 @@ impl ClientBuilder {
 
     /// A client for the base URL as a JSON-RPC endpoint (or the base of the HTTP+JSON
     /// routes, with [`ClientBuilder::binding`]), without reading a card; speaks the version
-    /// set with [`ClientBuilder::protocol`] (default 1.0).
+    /// set with [`ClientBuilder::version`] (default 1.0).
     ///
     /// # Errors
     /// [`Error::Config`] for bad settings (HTTP+JSON in 0.3 among them: this client speaks
     /// the binding in 1.0 only).
-    pub fn endpoint(self) -> Result<Client, Error> {
+    pub fn build(self) -> Result<Client, Error> {
         let binding = self.binding.unwrap_or(Binding::JsonRpc);
         let (transport, base, version) = self.transport()?;
         let version = version.unwrap_or(ProtocolVersion::V1_0);
@@ -194,11 +195,11 @@ pub struct Client {
     /// Shared with the streams it opens, which resubscribe through it.
     transport: Arc<Transport>,
     endpoint: Endpoint,
-    card: Option<AgentCard>,
+    card: Option<FetchedCard>,
 }
 
 /// Reads and parses a card.
-async fn fetch_card(transport: &Transport, url: &Url) -> Result<AgentCard, Error> {
+async fn fetch_card(transport: &Transport, url: &Url) -> Result<FetchedCard, Error> {
     let call = Call {
         method: Method::GET,
         url,
@@ -211,7 +212,7 @@ async fn fetch_card(transport: &Transport, url: &Url) -> Result<AgentCard, Error
         last_event_id: None,
     };
     match transport.execute(&call).await? {
-        Outcome::Body(body) => AgentCard::parse(url.clone(), &body),
+        Outcome::Body(body) => FetchedCard::parse(url.clone(), &body),
         Outcome::Stream(_) => Err(Error::invalid(
             url.as_str(),
             "a stream where a card was expected",
@@ -246,7 +247,7 @@ impl Client {
     }
 
     /// The card read when connecting (none when built with [`ClientBuilder::endpoint`]).
-    pub fn card(&self) -> Option<&AgentCard> {
+    pub fn card(&self) -> Option<&FetchedCard> {
         self.card.as_ref()
     }
 
@@ -298,6 +299,28 @@ impl Client {
     /// As [`Client::send`].
     pub async fn send_text(&self, text: &str) -> Result<model::SendResult, Error> {
         self.send(&text_params(text)).await
+    }
+
+    /// Answers a task that waits for the client (`input-required`, `auth-required`) with a
+    /// user message of one text part: the message carries the task's id and context id.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: a2a_client::Client) -> Result<(), a2a_client::Error> {
+    /// use a2a_client::model::{SendResult, TaskState};
+    ///
+    /// if let SendResult::Task(task) = client.send_text("Greet me").await? {
+    ///     if task.status.state == TaskState::InputRequired {
+    ///         let answered = client.reply(&task, "Ada").await?;
+    ///         # let _ = answered;
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Client::send`].
+    pub async fn reply(&self, task: &model::Task, text: &str) -> Result<model::SendResult, Error> {
+        self.send(&reply_params(task, text)).await
     }
 
     /// Sends a message and streams the agent's events.
@@ -517,7 +540,7 @@ impl Client {
     /// use a2a_client::Client;
     ///
     /// let url = "http://127.0.0.1:9000/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-abcdefghij/invocations/";
-    /// let client = Client::builder(url).endpoint()?;
+    /// let client = Client::builder(url).build()?;
     /// client.send_text("hello").await?;
     /// client.stop_session().await?; // the session's tasks are gone now
     /// # Ok(())
@@ -535,6 +558,31 @@ pub fn text_params(text: &str) -> model::SendMessageParams {
         configuration: None,
         metadata: None,
     }
+}
+
+/// Params of a send of one text part from the user continuing `task` (its task and context
+/// ids set), with a new message id: to stream a reply with [`Client::stream`].
+///
+/// ```
+/// use a2a_client::model::{Task, TaskState, TaskStatus};
+///
+/// let task = Task {
+///     id: "t-1".into(),
+///     context_id: "c-1".into(),
+///     status: TaskStatus::new(TaskState::InputRequired),
+///     artifacts: vec![],
+///     history: vec![],
+///     metadata: None,
+/// };
+/// let params = a2a_client::reply_params(&task, "Ada");
+/// assert_eq!(params.message.task_id.as_deref(), Some("t-1"));
+/// assert_eq!(params.message.context_id.as_deref(), Some("c-1"));
+/// ```
+pub fn reply_params(task: &model::Task, text: &str) -> model::SendMessageParams {
+    let mut params = text_params(text);
+    params.message.task_id = Some(task.id.clone());
+    params.message.context_id = Some(task.context_id.clone());
+    params
 }
 
 fn task_id(id: &str) -> model::TaskIdParams {

@@ -61,9 +61,10 @@ mod stream;
 pub use a2a_core::card::Binding;
 pub use a2a_core::{ProtocolVersion, model};
 pub use auth::Auth;
-pub use card::AgentCard;
+pub use card::FetchedCard;
 pub use client::{
-    CONNECT_TIMEOUT, Client, ClientBuilder, REQUEST_TIMEOUT, STREAM_IDLE_TIMEOUT, text_params,
+    CONNECT_TIMEOUT, Client, ClientBuilder, REQUEST_TIMEOUT, STREAM_IDLE_TIMEOUT, reply_params,
+    text_params,
 };
 pub use error::{Error, RpcError};
 pub use retry::RetryPolicy;

@@ -294,6 +294,26 @@ impl EventStream {
         self.next().await
     }
 
+    /// Every event until the stream is over, in order.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: a2a_client::Client) -> Result<(), a2a_client::Error> {
+    /// let events = client.stream(&a2a_client::text_params("hello")).await?.collect().await?;
+    /// println!("{} events", events.len());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// The first error the stream reports (the events before it are dropped; read with
+    /// [`next_event`](Self::next_event) to keep them).
+    pub async fn collect(mut self) -> Result<Vec<model::StreamEvent>, Error> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next_event().await {
+            events.push(event?);
+        }
+        Ok(events)
+    }
+
     fn event(&mut self, sse: &SseEvent) -> Result<model::StreamEvent, Error> {
         let raw = if self.rest {
             crate::rest::stream_event(&self.url, sse.event.as_deref(), &sse.data)?

@@ -168,10 +168,7 @@ async fn sigv4_signs_the_request_for_bedrock_agentcore() {
         .respond_with(echo_result(task_v10("t-1", "TASK_STATE_COMPLETED")))
         .mount(&server)
         .await;
-    let client = Client::builder(server.uri())
-        .auth(sigv4())
-        .endpoint()
-        .unwrap();
+    let client = Client::builder(server.uri()).auth(sigv4()).build().unwrap();
 
     client.get_task("t-1", None).await.unwrap();
 
@@ -209,7 +206,7 @@ async fn sigv4_signs_every_attempt_afresh() {
     let client = Client::builder(server.uri())
         .auth(sigv4())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -259,7 +256,7 @@ async fn a_bearer_token_goes_in_authorization() {
         .await;
     let client = Client::builder(server.uri())
         .auth(Auth::Bearer("t".into()))
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -278,7 +275,7 @@ async fn an_api_key_goes_in_x_api_key() {
         .await;
     let client = Client::builder(server.uri())
         .auth(Auth::api_key("k"))
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -295,7 +292,7 @@ async fn no_auth_sends_no_credentials() {
         .respond_with(echo_result(task_v10("t-1", "TASK_STATE_COMPLETED")))
         .mount(&server)
         .await;
-    let client = Client::builder(server.uri()).endpoint().unwrap();
+    let client = Client::builder(server.uri()).build().unwrap();
 
     client.get_task("t-1", None).await.unwrap();
 
@@ -316,7 +313,7 @@ fn credentials_that_cannot_be_headers_are_refused_at_build() {
     ] {
         let error = Client::builder("http://127.0.0.1:9/")
             .auth(auth)
-            .endpoint()
+            .build()
             .unwrap_err();
         assert!(matches!(error, Error::Config(_)), "{error:?}");
     }

@@ -175,7 +175,7 @@ async fn a_hybrid_card_is_spoken_to_in_0_3_when_asked() {
         .await;
 
     let client = Client::builder(server.uri())
-        .protocol(ProtocolVersion::V0_3)
+        .version(ProtocolVersion::V0_3)
         .connect()
         .await
         .unwrap();
@@ -317,7 +317,7 @@ async fn a_0_3_card_cannot_be_spoken_to_in_1_0() {
     .await;
 
     let error = Client::builder(server.uri())
-        .protocol(ProtocolVersion::V1_0)
+        .version(ProtocolVersion::V1_0)
         .connect()
         .await
         .unwrap_err();
@@ -383,7 +383,7 @@ async fn a_throttled_card_request_is_retried() {
 #[test]
 fn a_base_that_is_not_an_http_url_is_a_config_error() {
     for base in ["", "127.0.0.1:9000", "ftp://h/", "not a url"] {
-        let error = Client::builder(base).endpoint().unwrap_err();
+        let error = Client::builder(base).build().unwrap_err();
         assert!(matches!(error, Error::Config(_)), "{base}: {error:?}");
     }
 }

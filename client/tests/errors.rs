@@ -16,7 +16,7 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 fn client(server: &MockServer) -> Client {
     Client::builder(server.uri())
         .retry(RetryPolicy::none())
-        .endpoint()
+        .build()
         .unwrap()
 }
 
@@ -369,8 +369,8 @@ async fn a_well_formed_task_is_read() {
 async fn list_tasks_is_refused_in_0_3_without_a_request() {
     let server = MockServer::start().await;
     let client = Client::builder(server.uri())
-        .protocol(a2a_client::ProtocolVersion::V0_3)
-        .endpoint()
+        .version(a2a_client::ProtocolVersion::V0_3)
+        .build()
         .unwrap();
 
     let error = client

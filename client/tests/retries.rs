@@ -52,9 +52,9 @@ async fn busy_then_throttled_then_answered_resends_the_same_bytes() {
         .mount(&server)
         .await;
     let client = Client::builder(server.uri())
-        .protocol(ProtocolVersion::V1_0)
+        .version(ProtocolVersion::V1_0)
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
     let params = text_params("hello");
 
@@ -99,7 +99,7 @@ async fn retry_after_is_capped_at_max_backoff() {
         .await;
     let client = Client::builder(server.uri())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let started = Instant::now();
@@ -133,10 +133,7 @@ async fn retry_after_is_a_floor_under_the_cap() {
     // Jitter alone would wait at most 1 ms; the server's Retry-After (1 s) raises the wait
     // to the cap, 150 ms.
     let policy = fast_retry().with_max_backoff(Duration::from_millis(150));
-    let client = Client::builder(server.uri())
-        .retry(policy)
-        .endpoint()
-        .unwrap();
+    let client = Client::builder(server.uri()).retry(policy).build().unwrap();
 
     let started = Instant::now();
     client.get_task("t-1", None).await.unwrap();
@@ -155,7 +152,7 @@ async fn always_throttled_gives_up_after_max_attempts() {
     always_throttled(&server).await;
     let client = Client::builder(server.uri())
         .retry(fast_retry().with_max_attempts(3))
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.send_text("hello").await.unwrap_err();
@@ -189,7 +186,7 @@ async fn the_default_policy_makes_five_attempts() {
     always_throttled(&server).await;
     let client = Client::builder(server.uri())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();
@@ -211,10 +208,7 @@ async fn the_time_budget_stops_retrying_before_max_attempts() {
         .with_initial_backoff(Duration::from_millis(50))
         .with_max_backoff(Duration::from_millis(50))
         .with_max_elapsed(Duration::ZERO);
-    let client = Client::builder(server.uri())
-        .retry(policy)
-        .endpoint()
-        .unwrap();
+    let client = Client::builder(server.uri()).retry(policy).build().unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();
 
@@ -242,10 +236,7 @@ async fn the_time_budget_counts_the_waits() {
         .with_initial_backoff(Duration::from_millis(1))
         .with_max_backoff(Duration::from_millis(100))
         .with_max_elapsed(Duration::from_millis(250));
-    let client = Client::builder(server.uri())
-        .retry(policy)
-        .endpoint()
-        .unwrap();
+    let client = Client::builder(server.uri()).retry(policy).build().unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();
 
@@ -269,7 +260,7 @@ async fn no_retries_returns_the_bare_error_after_one_request() {
     always_throttled(&server).await;
     let client = Client::builder(server.uri())
         .retry(RetryPolicy::none())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.send_text("hello").await.unwrap_err();
@@ -297,7 +288,7 @@ async fn a_plain_conflict_is_not_retried() {
         .await;
     let client = Client::builder(server.uri())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.send_text("hello").await.unwrap_err();
@@ -329,9 +320,9 @@ async fn a_busy_session_is_retried_with_any_protocol_and_operation() {
         .mount(&server)
         .await;
     let client = Client::builder(server.uri())
-        .protocol(ProtocolVersion::V0_3)
+        .version(ProtocolVersion::V0_3)
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let task = client.cancel_task("t-9").await.unwrap();
@@ -352,7 +343,7 @@ async fn errors_that_are_not_json_rpc_are_not_retried() {
         .await;
     let client = Client::builder(server.uri())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();
@@ -373,7 +364,7 @@ async fn spec_errors_are_not_retried() {
         .await;
     let client = Client::builder(server.uri())
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();
@@ -390,7 +381,7 @@ async fn transport_errors_are_not_retried() {
     drop(listener);
     let client = Client::builder(format!("http://{address}/"))
         .retry(fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
 
     let error = client.get_task("t-1", None).await.unwrap_err();

@@ -42,7 +42,7 @@ async fn sessions_sent(server: &MockServer) -> Vec<String> {
 async fn a_generated_session_is_long_enough_and_stable() {
     let server = MockServer::start().await;
     answering(&server).await;
-    let client = Client::builder(server.uri()).endpoint().unwrap();
+    let client = Client::builder(server.uri()).build().unwrap();
     let generated = client.session_id();
 
     client.get_task("t-1", None).await.unwrap();
@@ -59,8 +59,8 @@ async fn a_generated_session_is_long_enough_and_stable() {
 
 #[tokio::test]
 async fn two_clients_get_two_sessions() {
-    let one = Client::builder("http://127.0.0.1:9/").endpoint().unwrap();
-    let two = Client::builder("http://127.0.0.1:9/").endpoint().unwrap();
+    let one = Client::builder("http://127.0.0.1:9/").build().unwrap();
+    let two = Client::builder("http://127.0.0.1:9/").build().unwrap();
     assert_ne!(one.session_id(), two.session_id());
     assert!(new_session_id().len() >= 33);
 }
@@ -71,7 +71,7 @@ async fn a_caller_session_is_sent_as_is() {
     answering(&server).await;
     let client = Client::builder(server.uri())
         .session_id(MINE)
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -96,7 +96,7 @@ async fn a_session_returned_by_the_server_is_used_next() {
     answering(&server).await;
     let client = Client::builder(server.uri())
         .session_id(MINE)
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -121,7 +121,7 @@ async fn a_session_returned_with_an_error_is_kept_too() {
         .mount(&server)
         .await;
     answering(&server).await;
-    let client = Client::builder(server.uri()).endpoint().unwrap();
+    let client = Client::builder(server.uri()).build().unwrap();
     let generated = client.session_id();
 
     client.get_task("t-1", None).await.unwrap_err();
@@ -148,7 +148,7 @@ async fn a_returned_session_agentcore_would_refuse_is_ignored() {
     answering(&server).await;
     let client = Client::builder(server.uri())
         .session_id(MINE)
-        .endpoint()
+        .build()
         .unwrap();
 
     client.get_task("t-1", None).await.unwrap();
@@ -190,7 +190,7 @@ fn a_bad_caller_session_is_refused_at_build() {
     for bad in ["too-short", &"x".repeat(32), &too_long, &not_ascii, ""] {
         let error = Client::builder("http://127.0.0.1:9/")
             .session_id(bad)
-            .endpoint()
+            .build()
             .unwrap_err();
         let Error::Config(detail) = &error else {
             panic!("{bad:?}: expected Config, got {error:?}")
@@ -200,7 +200,7 @@ fn a_bad_caller_session_is_refused_at_build() {
     for good in ["x".repeat(33), "x".repeat(256)] {
         Client::builder("http://127.0.0.1:9/")
             .session_id(good)
-            .endpoint()
+            .build()
             .unwrap();
     }
 }

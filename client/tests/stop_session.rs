@@ -24,7 +24,7 @@ fn client(server: &MockServer, auth: Auth) -> Client {
     Client::builder(url)
         .session_id(SESSION)
         .auth(auth)
-        .endpoint()
+        .build()
         .unwrap()
 }
 
@@ -112,7 +112,7 @@ async fn awss_not_found_is_no_such_session() {
 #[tokio::test]
 async fn a_url_that_is_not_an_invocation_url_has_no_session_to_stop() {
     let client = Client::builder("http://127.0.0.1:9/agent/")
-        .endpoint()
+        .build()
         .unwrap();
     let error = client.stop_session().await.unwrap_err();
     assert!(matches!(error, Error::Unsupported { .. }), "{error:?}");
@@ -139,7 +139,7 @@ async fn awss_throttling_is_retried_with_the_same_token() {
     let client = Client::builder(url)
         .session_id(SESSION)
         .retry(common::fast_retry())
-        .endpoint()
+        .build()
         .unwrap();
     client.stop_session().await.unwrap();
     let requests = server.received_requests().await.unwrap();

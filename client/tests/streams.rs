@@ -86,7 +86,7 @@ fn sse(body: fn(u64) -> String) -> Reply {
 }
 
 fn client(url: &str) -> Client {
-    Client::builder(url).retry(fast_retry()).endpoint().unwrap()
+    Client::builder(url).retry(fast_retry()).build().unwrap()
 }
 
 async fn next(stream: &mut EventStream) -> StreamEvent {
@@ -313,8 +313,8 @@ async fn v0_3_events_are_read_by_kind() {
     }
     let server = RawServer::start(vec![sse(body)]).await;
     let client = Client::builder(&server.url)
-        .protocol(ProtocolVersion::V0_3)
-        .endpoint()
+        .version(ProtocolVersion::V0_3)
+        .build()
         .unwrap();
 
     let mut stream = client.stream(&text_params("hello")).await.unwrap();
@@ -666,7 +666,7 @@ async fn a_silent_stream_ends_at_the_idle_timeout() {
     let client = Client::builder(&url)
         .retry(fast_retry())
         .stream_idle_timeout(Some(Duration::from_millis(200)))
-        .endpoint()
+        .build()
         .unwrap();
 
     let mut stream = client.resubscribe("t-1").await.unwrap();

@@ -67,3 +67,29 @@ pub use agent::{
 /// none: [`Agent::execute`] is a plain `async fn`).
 pub use async_trait::async_trait;
 pub use serve::serve;
+
+/// Your agent's A2A routes (the card, JSON-RPC on `POST /`, HTTP+JSON when configured,
+/// `/ping`) as an axum [`Router`](axum::Router), for an axum app of your own: nest it
+/// under a path and serve it with `axum::serve`. `public_url` is the URL the card
+/// advertises: where the routes are reached from outside, nested path included (axum
+/// nests `/agent` at `/agent`, without a trailing slash: so is the URL). The
+/// in-memory task store and the container's defaults are used; [`serve::Container`]
+/// sets the rest before [`into_router`](serve::Container::into_router).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use a2a_server::agents::EchoAgent;
+///
+/// let app = axum::Router::new()
+///     .route("/health", axum::routing::get(|| async { "ok" }))
+///     .nest("/agent", a2a_server::router(EchoAgent, "http://127.0.0.1:3000/agent")?);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// axum::serve(listener, app).await?;
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// The agent's card or `public_url` is invalid.
+pub fn router(agent: impl IntoAgent, public_url: &str) -> Result<axum::Router, serve::ServeError> {
+    serve::Container::new(agent).into_router(public_url)
+}

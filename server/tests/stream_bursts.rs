@@ -38,7 +38,7 @@ impl Agent for Burst {
         }
         for index in 0..self.events {
             events
-                .artifact(a2a_server::model::Artifact::text(&format!("a{index}"), "x"))
+                .artifact(a2a_server::model::Artifact::text(format!("a{index}"), "x"))
                 .await?;
         }
         events.complete().await?;

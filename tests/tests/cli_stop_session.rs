@@ -84,7 +84,7 @@ fn client(emulator: &Emulator, session: &str) -> Client {
                 .with_initial_backoff(Duration::from_millis(20))
                 .with_max_backoff(Duration::from_millis(100)),
         )
-        .endpoint()
+        .build()
         .unwrap()
 }
 

@@ -45,7 +45,7 @@ async fn both_versions_send_get_list_and_refuse_a_cancel_of_a_finished_task() {
     let emulator = Emulator::start(&[]);
     for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
         let client = builder(&emulator, "versions")
-            .protocol(version)
+            .version(version)
             .connect()
             .await
             .unwrap();

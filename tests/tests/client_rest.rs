@@ -95,7 +95,7 @@ async fn json_rpc_cannot_be_forced_on_a_card_without_it() {
     let running = container("http+json").await;
     let error = Client::builder(running.url())
         .binding(Binding::JsonRpc)
-        .protocol(a2a_client::ProtocolVersion::V1_0)
+        .version(a2a_client::ProtocolVersion::V1_0)
         .connect()
         .await
         .unwrap_err();

@@ -85,7 +85,7 @@ async fn a_v1_0_client_needs_a2a_version_on_the_allowlist() {
     // a v1.0 method: -32009 VersionNotSupported, saying which header is missing.
     let nothing = start(Some(&[])).await;
     let client = Client::builder(nothing.url())
-        .protocol(ProtocolVersion::V1_0)
+        .version(ProtocolVersion::V1_0)
         .connect()
         .await
         .unwrap();
@@ -107,7 +107,7 @@ async fn a_v1_0_client_needs_a2a_version_on_the_allowlist() {
     // The default allowlist (what infra deploys) passes it.
     let default = start(None).await;
     let client = Client::builder(default.url())
-        .protocol(ProtocolVersion::V1_0)
+        .version(ProtocolVersion::V1_0)
         .connect()
         .await
         .unwrap();

@@ -35,7 +35,7 @@ fn cutting(seed: &str) -> Emulator {
 async fn client(emulator: &Emulator, version: ProtocolVersion) -> Client {
     Client::builder(emulator.url(&invocations(ARN)))
         .session_id(session_id("cut"))
-        .protocol(version)
+        .version(version)
         .connect()
         .await
         .unwrap()
@@ -287,7 +287,7 @@ async fn without_resubscription_upstream_the_cut_is_a_clear_error() {
     let client = Client::builder(emulator.url(&invocations(ARN)))
         .session_id(session_id("no-resub"))
         .retry(RetryPolicy::none())
-        .endpoint()
+        .build()
         .unwrap();
     let mut events = client.stream(&text_params("hi")).await.unwrap();
     let first = events.next_event().await.unwrap().unwrap();
@@ -324,7 +324,7 @@ async fn events_a_resubscription_replays_are_not_yielded_twice() {
         .start();
     let client = Client::builder(emulator.url(&invocations(ARN)))
         .session_id(session_id("replay"))
-        .endpoint()
+        .build()
         .unwrap();
     let mut events = client.stream(&text_params("hi")).await.unwrap();
     let mut seen = Vec::new();

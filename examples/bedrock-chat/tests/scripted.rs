@@ -321,7 +321,7 @@ async fn a_second_message_in_the_context_replays_the_first_exchange() {
             Script::Reply(vec![Ok(ReplyEvent::Text("You said hello.".into()))]),
         ]);
         let client = Client::builder(&url)
-            .protocol(version)
+            .version(version)
             .connect()
             .await
             .unwrap();

@@ -41,7 +41,7 @@ async fn asks_for_a_name_then_greets_in_both_versions() {
     let emulator = Emulator::new(Greeter).start().await.unwrap();
     for version in [ProtocolVersion::V0_3, ProtocolVersion::V1_0] {
         let client = Client::builder(emulator.url())
-            .protocol(version)
+            .version(version)
             .connect()
             .await
             .unwrap();

@@ -18,5 +18,7 @@ async fn main() -> Result<(), a2a_lambda::Error> {
         },
         _ => BuiltIn::Echo,
     };
-    a2a_lambda::run(agent.agent()).await
+    // Lambda only: outside it, this binary says so and fails (`a2a-container` is the
+    // container).
+    a2a_lambda::Lambda::new(agent.agent()).run().await
 }

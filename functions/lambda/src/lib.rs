@@ -57,6 +57,7 @@ pub mod background;
 pub mod config;
 pub mod dynamo;
 pub mod logging;
+pub mod testing;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -187,6 +188,11 @@ impl Lambda {
     pub fn config(mut self, config: Config) -> Self {
         self.config = Some(config);
         self
+    }
+
+    /// Whether a configuration was set in code.
+    pub(crate) fn has_config(&self) -> bool {
+        self.config.is_some()
     }
 
     /// Keeps tasks in `store` instead of the one the configuration names.

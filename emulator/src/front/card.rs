@@ -150,3 +150,47 @@ impl Cards {
         serde_json::to_vec(&card).map_err(|error| RuntimeFailure::Unreachable(error.to_string()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::routes::RouteLayer;
+    use crate::front::sessions::testing::backend;
+    use crate::front::step::testing::{echo_path, read};
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn the_invocation_paths_card_points_there_and_the_containers_goes_on() {
+        let cards = InvocationCardLayer::new(
+            "http://127.0.0.1:9000".to_owned(),
+            backend().template().unwrap(),
+            Duration::from_secs(5),
+        );
+        let stack = RouteLayer::new(None).layer(cards.layer(echo_path()));
+        let arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/echo-abcdefghij";
+        let invocations = format!(
+            "/runtimes/{}/invocations",
+            crate::front::percent_encode(arn)
+        );
+        let card = Request::get(format!("{invocations}/.well-known/agent-card.json"))
+            .body(Body::empty())
+            .unwrap();
+        let response = stack.clone().oneshot(card).await.unwrap();
+        assert_eq!(
+            response.headers()[header::CACHE_CONTROL],
+            "public, max-age=300"
+        );
+        let (status, body) = read(response).await;
+        assert_eq!(status, 200);
+        let card: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let url = card["url"]
+            .as_str()
+            .or(card["supportedInterfaces"][0]["url"].as_str());
+        assert!(
+            url.unwrap().starts_with("http://127.0.0.1:9000/runtimes/"),
+            "{card}"
+        );
+        let own = Request::get(CARD_PATH).body(Body::empty()).unwrap();
+        assert_eq!(read(stack.oneshot(own).await.unwrap()).await.1, CARD_PATH);
+    }
+}

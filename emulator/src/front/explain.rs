@@ -284,6 +284,44 @@ pub fn task_id_of(payload: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::session_header::CallSession;
+    use crate::front::session_name::SessionName;
+    use crate::front::sessions::testing::sessions;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn a_watched_answer_reaches_the_client_as_it_was() {
+        let sessions = sessions();
+        let (session, mark, _) = sessions.enter("s").unwrap();
+        let payload = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}"#;
+        let mut request = Request::post("/").body(Bytes::from(payload)).unwrap();
+        request.extensions_mut().insert(Entered {
+            session,
+            mark: Some(Arc::new(mark)),
+        });
+        request.extensions_mut().insert(CallSession {
+            name: SessionName::from_text("s".to_owned()).unwrap(),
+            caller: Caller::Header,
+        });
+        let answer =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}"#;
+        let inner = tower::service_fn(move |_: Request<Bytes>| async move {
+            Ok::<_, std::convert::Infallible>(Response::new(Body::from(answer)))
+        });
+        let response = ExplainLayer::default()
+            .layer(inner)
+            .oneshot(request)
+            .await
+            .unwrap();
+        let length = answer.len() as u64;
+        assert_eq!(response.body().size_hint().exact(), Some(length));
+        assert_eq!(
+            axum::body::to_bytes(response.into_body(), 1024)
+                .await
+                .unwrap(),
+            answer
+        );
+    }
 
     #[test]
     fn the_line_names_the_owner_the_cause_and_the_header() {

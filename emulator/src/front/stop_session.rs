@@ -307,6 +307,55 @@ fn stopped_answer(request_id: Option<&HeaderValue>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::routes::RouteLayer;
+    use crate::front::sessions::testing::sessions;
+    use crate::front::step::testing::{echo_path, read};
+    use tower::ServiceExt as _;
+
+    const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/echo-abcdefghij";
+
+    #[tokio::test]
+    async fn a_stop_is_answered_here_and_other_paths_go_on() {
+        let sessions = Arc::new(sessions());
+        let id = "s".repeat(33);
+        let _ = sessions.enter(&id).unwrap();
+        let stop = StopSessionLayer::new(
+            Arc::clone(&sessions),
+            Some(ARN.to_owned()),
+            "DEFAULT".to_owned(),
+        );
+        let stack = RouteLayer::new(None).layer(stop.layer(echo_path()));
+        let path = format!(
+            "/runtimes/{}/stopruntimesession",
+            crate::front::percent_encode(ARN)
+        );
+        let stop_of = |session: Option<&str>| {
+            let mut request = Request::post(path.as_str()).body(Body::empty()).unwrap();
+            if let Some(session) = session {
+                request
+                    .headers_mut()
+                    .insert(&SESSION, session.parse().unwrap());
+            }
+            request
+        };
+        let stopped = stack.clone().oneshot(stop_of(Some(&id))).await.unwrap();
+        assert_eq!(stopped.status(), 200);
+        assert_eq!(stopped.headers()[&SESSION], id.as_str());
+        let again = stack.clone().oneshot(stop_of(Some(&id))).await.unwrap();
+        assert_eq!(again.status(), 404);
+        let (status, body) = read(stack.clone().oneshot(stop_of(None)).await.unwrap()).await;
+        assert_eq!(status, 400);
+        assert!(String::from_utf8_lossy(&body).contains("runtimeSessionId"));
+        let unroutable = Request::post("/runtimes/nope/stopruntimesession")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            stack.clone().oneshot(unroutable).await.unwrap().status(),
+            400
+        );
+        let ping = Request::get("/ping").body(Body::empty()).unwrap();
+        assert_eq!(read(stack.oneshot(ping).await.unwrap()).await.1, "/ping");
+    }
 
     #[test]
     fn client_tokens_follow_the_api() {

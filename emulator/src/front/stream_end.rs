@@ -171,3 +171,84 @@ fn bounded(
         done: false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::sessions::testing::sessions;
+    use axum::http::header;
+    use tower::ServiceExt as _;
+
+    /// An SSE answer that sends one event and never ends.
+    fn endless() -> Response {
+        let event = futures_util::stream::once(async {
+            Ok::<_, std::io::Error>(Bytes::from("data: 1\n\n"))
+        });
+        let body = Body::from_stream(event.chain(futures_util::stream::pending()));
+        let mut response = Response::new(body);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, "text/event-stream".parse().unwrap());
+        response
+    }
+
+    /// A request that entered `session` of `sessions`.
+    fn entered(sessions: &super::super::sessions::Sessions, session: &str) -> Request<Bytes> {
+        let (session, mark, _) = sessions.enter(session).unwrap();
+        let mut request = Request::post("/").body(Bytes::new()).unwrap();
+        request.extensions_mut().insert(Entered {
+            session,
+            mark: Some(Arc::new(mark)),
+        });
+        request
+    }
+
+    fn bound(
+        limit: Duration,
+    ) -> impl Service<Request<Bytes>, Response = Response, Error = std::convert::Infallible> {
+        let inner = tower::service_fn(|_: Request<Bytes>| async {
+            Ok::<_, std::convert::Infallible>(endless())
+        });
+        StreamBoundLayer::new(limit).layer(inner)
+    }
+
+    #[tokio::test]
+    async fn a_stream_is_cut_at_its_maximum_duration() {
+        let sessions = sessions();
+        let response = bound(Duration::from_millis(50))
+            .oneshot(entered(&sessions, "s"))
+            .await
+            .unwrap();
+        let read = axum::body::to_bytes(response.into_body(), usize::MAX).await;
+        assert!(read.unwrap_err().to_string().contains("maximum duration"));
+    }
+
+    #[tokio::test]
+    async fn a_stream_is_cut_when_its_session_ends() {
+        let sessions = sessions();
+        let response = bound(Duration::from_secs(60))
+            .oneshot(entered(&sessions, "s"))
+            .await
+            .unwrap();
+        sessions.stop("s", "test").unwrap();
+        let read = axum::body::to_bytes(response.into_body(), usize::MAX).await;
+        assert!(read.unwrap_err().to_string().contains("session ended"));
+    }
+
+    #[tokio::test]
+    async fn a_whole_in_process_answer_is_handed_back_as_it_is() {
+        let sessions = sessions();
+        let inner = tower::service_fn(|_: Request<Bytes>| async {
+            Ok::<_, std::convert::Infallible>(Response::new(Body::from("whole")))
+        });
+        let step = StreamBoundLayer::new(Duration::from_millis(1)).layer(inner);
+        let response = step.oneshot(entered(&sessions, "s")).await.unwrap();
+        assert_eq!(http_body::Body::size_hint(response.body()).exact(), Some(5));
+        assert_eq!(
+            axum::body::to_bytes(response.into_body(), 16)
+                .await
+                .unwrap(),
+            "whole"
+        );
+    }
+}

@@ -1,5 +1,6 @@
-//! The recorder, the front's step that keeps the journal: each request it serves is noted in the journal when its
-//! answer's headers are ready (so an open stream shows at once), and completed when the
+//! The recorder, the front's step that keeps the journal ([`RecordLayer`]): each request
+//! is noted in the journal when its answer's headers are ready (so an open stream shows at
+//! once), with what the steps below noted on the answer (`notes`), and completed when the
 //! answer's last byte has gone (or its client went away), with what the answer carried.
 //!
 //! The answer's body is passed on frame by frame, untouched (its size hint too, so a whole
@@ -344,5 +345,53 @@ impl http_body::Body for Recorded {
 impl Drop for Recorded {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::limits::Fault;
+    use crate::inspector::InvocationFilter;
+    use axum::http::HeaderMap;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn the_steps_notes_are_recorded_and_taken_off_the_answer() {
+        let journal = Journal::new(10, 64);
+        let inner = tower::service_fn(|request: Request| async move {
+            assert!(request.extensions().get::<Recording>().is_some());
+            let mut response = Response::new(Body::from(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+            let payload = r#"{"jsonrpc":"2.0","id":1,"method":"message/send"}"#;
+            let mut sent = HeaderMap::new();
+            sent.insert("authorization", "Bearer secret".parse().unwrap());
+            let extensions = response.extensions_mut();
+            extensions.insert(Payload(Bytes::from(payload)));
+            extensions.insert(ContainerHeaders(sent));
+            extensions.insert(Injected {
+                fault: Some(Fault::Conflict),
+                ..Injected::default()
+            });
+            response
+                .headers_mut()
+                .insert(SESSION_HEADER, "s".repeat(33).parse().unwrap());
+            Ok::<_, std::convert::Infallible>(response)
+        });
+        let record = RecordLayer::new(journal.clone()).layer(inner);
+        let request = Request::post("/").body(Body::empty()).unwrap();
+        let response = record.oneshot(request).await.unwrap();
+        assert!(response.extensions().get::<Payload>().is_none());
+        assert!(response.extensions().get::<Injected>().is_none());
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        let seen = journal.invocations(&InvocationFilter::all());
+        let seen = &seen[0];
+        assert_eq!(seen.method.as_deref(), Some("message/send"));
+        assert_eq!(seen.fault.as_deref(), Some("Conflict"));
+        assert_eq!(seen.container_header("authorization"), Some("Bearer ****"));
+        assert_eq!(seen.session, Some("s".repeat(33)));
+        assert_eq!(seen.response_bytes, body.len() as u64);
+        assert!(seen.done);
     }
 }

@@ -307,3 +307,73 @@ fn unauthorized(message: &str, base: &str, parts: &Parts, body: &[u8]) -> Respon
     }
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::step::testing::{echo_path, read};
+    use tower::ServiceExt as _;
+
+    fn jwt() -> (issuer::TestIssuer, InboundAuthLayer) {
+        let issuer = issuer::TestIssuer::generate().unwrap();
+        let guard = Guard::new(InboundAuth::Jwt(JwtAuthorizer::trusting(&issuer))).unwrap();
+        let layer = InboundAuthLayer::new(Arc::new(guard), "http://127.0.0.1:9000", 1024);
+        (issuer, layer)
+    }
+
+    fn send(authorization: Option<&str>) -> Request {
+        let mut request = Request::post("/").body(Body::from(r#"{"id":2}"#)).unwrap();
+        if let Some(value) = authorization {
+            let value = HeaderValue::from_str(value).unwrap();
+            request.headers_mut().insert(header::AUTHORIZATION, value);
+        }
+        request
+    }
+
+    #[tokio::test]
+    async fn a_jwt_runtime_passes_a_good_token_and_refuses_the_rest() {
+        let (issuer, layer) = jwt();
+        let token = issuer.token(&issuer::TokenRequest::new("alice")).unwrap();
+        let passed = layer
+            .layer(echo_path())
+            .oneshot(send(Some(&format!("Bearer {token}"))))
+            .await
+            .unwrap();
+        assert_eq!(read(passed).await.1, "/");
+        let missing = layer.layer(echo_path()).oneshot(send(None)).await.unwrap();
+        assert_eq!(missing.status(), 401);
+        assert!(
+            missing.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .starts_with("Bearer resource_metadata=\"http://127.0.0.1:9000/.well-known/")
+        );
+        let (status, body) = read(missing).await;
+        assert_eq!(status, 401);
+        assert!(String::from_utf8_lossy(&body).contains(r#""id":2"#));
+        let sigv4 = send(Some("AWS4-HMAC-SHA256 Credential=x"));
+        let mismatch = layer.layer(echo_path()).oneshot(sigv4).await.unwrap();
+        assert_eq!(mismatch.status(), 403);
+    }
+
+    #[tokio::test]
+    async fn a_jwt_runtime_serves_its_metadata_without_a_token() {
+        let (_, layer) = jwt();
+        let request = Request::get("/.well-known/oauth-protected-resource")
+            .body(Body::empty())
+            .unwrap();
+        let (status, body) = read(layer.layer(echo_path()).oneshot(request).await.unwrap()).await;
+        assert_eq!(status, 200);
+        let document: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(document["resource"], "http://127.0.0.1:9000/");
+    }
+
+    #[tokio::test]
+    async fn a_sigv4_runtime_refuses_an_unsigned_request() {
+        let guard = Guard::new(InboundAuth::SigV4(SigV4Keys::new("AKID", "secret"))).unwrap();
+        let layer = InboundAuthLayer::new(Arc::new(guard), "http://127.0.0.1:9000", 1024);
+        let refused = layer.layer(echo_path()).oneshot(send(None)).await.unwrap();
+        assert_eq!(refused.status(), 403);
+        assert!(refused.headers().get("www-authenticate").is_none());
+    }
+}

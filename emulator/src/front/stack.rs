@@ -82,33 +82,32 @@ pub fn stack(
         ..
     } = config;
     let auth = auth.map(|guard| InboundAuthLayer::new(guard, &base_url, max_body_bytes));
-    let faults = faults.map(|faults| FaultsLayer::new(faults, Arc::clone(&sessions)));
     let stop = StopSessionLayer::new(
         Arc::clone(&sessions),
         runtime_arn.clone(),
         qualifier.clone(),
     );
+    let session_header = SessionHeaderLayer::new(default_session, max_body_bytes);
+    let card = InvocationCardLayer::new(base_url, template, request_timeout);
+    let faults = faults.map(|faults| FaultsLayer::new(faults, Arc::clone(&sessions)));
+    let allowlist = HeaderAllowlistLayer::new(request_header_allowlist);
     Ok(ServiceBuilder::new()
-        .layer(EmulatorPathsLayer::new(webhooks, journal.clone()))
-        .option_layer(journal.map(RecordLayer::new))
-        .layer(PlatformRequestIdLayer)
-        .option_layer(auth)
-        .layer(RouteLayer::new(interface_path.as_deref()))
-        .layer(stop)
-        .layer(SessionHeaderLayer::new(default_session, max_body_bytes))
-        .layer(EndpointLayer::new(runtime_arn, qualifier))
-        .layer(InvocationCardLayer::new(
-            base_url,
-            template,
-            request_timeout,
-        ))
-        .layer(BodyLimitLayer::new(max_body_bytes))
-        .option_layer(rate_limit.map(ThrottleLayer::new))
-        .option_layer(faults)
-        .layer(SessionEntryLayer::new(sessions))
-        .layer(HeaderAllowlistLayer::new(request_header_allowlist))
-        .layer(RuntimeClientErrorLayer)
-        .layer(ExplainLayer::default())
-        .layer(StreamBoundLayer::new(max_stream))
-        .service(ContainerCall::new(request_timeout)))
+        .layer(EmulatorPathsLayer::new(webhooks, journal.clone())) // /_emulator/*
+        .option_layer(journal.map(RecordLayer::new)) // the inspector's journal
+        .layer(PlatformRequestIdLayer) // the request id, in and out
+        .option_layer(auth) // SigV4 403, JWT 401
+        .layer(RouteLayer::new(interface_path.as_deref())) // which path
+        .layer(stop) // StopRuntimeSession
+        .layer(session_header) // 400, or the session named; echoed
+        .layer(EndpointLayer::new(runtime_arn, qualifier)) // 404
+        .layer(card) // the invocation path's card
+        .layer(BodyLimitLayer::new(max_body_bytes)) // 400
+        .option_layer(rate_limit.map(ThrottleLayer::new)) // 429
+        .option_layer(faults) // --fault
+        .layer(SessionEntryLayer::new(sessions)) // 409, 402, the start awaited
+        .layer(allowlist) // the headers the container gets
+        .layer(RuntimeClientErrorLayer) // 424
+        .layer(ExplainLayer::default()) // log lines only
+        .layer(StreamBoundLayer::new(max_stream)) // 60 minutes, or the session's end
+        .service(ContainerCall::new(request_timeout))) // the session's container
 }

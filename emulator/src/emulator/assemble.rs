@@ -147,7 +147,7 @@ impl Emulator {
             webhooks,
             journal,
         };
-        front::service(config, sessions, template)
+        front::stack(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))
     }
 }

@@ -18,20 +18,110 @@
 //! watched are the small whole ones (an error answer is a few hundred bytes) to calls
 //! that may name a task (a plain send costs one substring search of its payload), read
 //! without waiting, and only one that says -32001 is parsed.
+//!
+//! The explain step ([`ExplainLayer`]) watches the answers; the session entry step
+//! explains a refused entry ([`Explained::refused`]).
 
 use std::collections::HashSet;
 use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
-use axum::body::{Body, HttpBody as _};
+use axum::body::{Body, Bytes, HttpBody as _};
+use axum::http::Request;
 use axum::response::Response;
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::Value;
+use tower::{Layer, Service};
 use tracing::Instrument as _;
 
 use super::container::Container;
+use super::session_entry::Entered;
+use super::session_header::session_of;
 use super::sessions::Unavailable;
+use super::step::{self, Answer, Next};
+use super::stream_end::is_whole;
+use super::task_index::{AnswerWatch, TaskIndex};
+
+/// Watches the answers to calls that may name a task.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ExplainLayer {
+    /// Which agent process made which task.
+    index: Arc<TaskIndex>,
+}
+
+impl<S> Layer<S> for ExplainLayer {
+    type Service = Explain<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Explain {
+            index: Arc::clone(&self.index),
+            inner,
+        }
+    }
+}
+
+/// See [`ExplainLayer`].
+#[derive(Debug, Clone)]
+pub(super) struct Explain<S> {
+    index: Arc<TaskIndex>,
+    inner: S,
+}
+
+impl<S: Next<Bytes>> Service<Request<Bytes>> for Explain<S> {
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Answer<S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Bytes>) -> Self::Future {
+        let (Some(entered), Some(call)) =
+            (request.extensions().get::<Entered>(), session_of(&request))
+        else {
+            return step::pass(&mut self.inner, request);
+        };
+        // A health check names no task.
+        if entered.mark.is_none() {
+            return step::pass(&mut self.inner, request);
+        }
+        let session = Arc::clone(&entered.session);
+        let payload = request.body();
+        // Only a call that may name a task can be told where the task lives.
+        let caller = may_name_a_task(payload).then_some(call.caller);
+        // An agent process is indexed from its answers (see `task_index`).
+        let watch = if session.container.is_process() {
+            AnswerWatch::new(&self.index, call.name.as_str(), payload, caller)
+        } else {
+            None
+        };
+        if caller.is_none() && watch.is_none() {
+            return step::pass(&mut self.inner, request);
+        }
+        let payload = payload.clone();
+        Box::pin(self.inner.call(request).map(move |answered| {
+            answered.map(|response| {
+                let container = &session.container;
+                if is_whole(&response, container) {
+                    return match caller {
+                        Some(caller) => watch_not_found(response, container, &payload, caller),
+                        None => response,
+                    };
+                }
+                match watch {
+                    Some(watch) => {
+                        let (parts, body) = response.into_parts();
+                        let watched = watch.observe(body.into_data_stream());
+                        Response::from_parts(parts, Body::from_stream(watched))
+                    }
+                    None => response,
+                }
+            })
+        }))
+    }
+}
 
 /// Answers at most this long are watched for -32001.
 const WATCHED_BYTES: u64 = 1024;
@@ -194,6 +284,44 @@ pub fn task_id_of(payload: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::session_header::CallSession;
+    use crate::front::session_name::SessionName;
+    use crate::front::sessions::testing::sessions;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn a_watched_answer_reaches_the_client_as_it_was() {
+        let sessions = sessions();
+        let (session, mark, _) = sessions.enter("s").unwrap();
+        let payload = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}"#;
+        let mut request = Request::post("/").body(Bytes::from(payload)).unwrap();
+        request.extensions_mut().insert(Entered {
+            session,
+            mark: Some(Arc::new(mark)),
+        });
+        request.extensions_mut().insert(CallSession {
+            name: SessionName::from_text("s".to_owned()).unwrap(),
+            caller: Caller::Header,
+        });
+        let answer =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}"#;
+        let inner = tower::service_fn(move |_: Request<Bytes>| async move {
+            Ok::<_, std::convert::Infallible>(Response::new(Body::from(answer)))
+        });
+        let response = ExplainLayer::default()
+            .layer(inner)
+            .oneshot(request)
+            .await
+            .unwrap();
+        let length = answer.len() as u64;
+        assert_eq!(response.body().size_hint().exact(), Some(length));
+        assert_eq!(
+            axum::body::to_bytes(response.into_body(), 1024)
+                .await
+                .unwrap(),
+            answer
+        );
+    }
 
     #[test]
     fn the_line_names_the_owner_the_cause_and_the_header() {

@@ -1,5 +1,7 @@
-//! [`HeaderFilter`]: the caller's headers AgentCore passes on to the container, and the
-//! ones it drops.
+//! The header allowlist step ([`HeaderAllowlistLayer`]): the caller's headers AgentCore
+//! passes on to the container, the ones it drops ([`HeaderFilter`]), and the platform's
+//! own it adds (the session id, a `WorkloadAccessToken` for an invocation that names a
+//! user; a `/ping` gets neither).
 //!
 //! AgentCore passes a caller's header only when the runtime's request header allowlist
 //! names it and its value is at most 4 KB; the page states the limit as a condition for
@@ -19,14 +21,96 @@
 //! <https://docs.aws.amazon.com/xray/latest/devguide/xray-services-agentcore.html>.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use a2a_core::agentcore::USER_ID_HEADER;
 use a2a_core::agentcore_headers::MAX_HEADER_VALUE_BYTES;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, header};
+use futures_util::FutureExt as _;
+use tower::{Layer, Service};
 
 use super::allowlist::RequestHeaderAllowlist;
+use super::routes::{Route, route_of};
+use super::session_header::session_of;
+use super::step::{self, Answer, Next};
+use super::workload_token;
 use super::{PLATFORM_REQUEST_ID, SESSION};
+use crate::inspector::notes::{self, ContainerHeaders};
+
+/// Passes the container only what AgentCore would.
+#[derive(Debug, Clone)]
+pub(super) struct HeaderAllowlistLayer {
+    filter: Arc<HeaderFilter>,
+}
+
+impl HeaderAllowlistLayer {
+    /// Passing the caller's headers `allowlist` names (and the platform's own).
+    pub(super) fn new(allowlist: RequestHeaderAllowlist) -> Self {
+        Self {
+            filter: Arc::new(HeaderFilter::new(allowlist)),
+        }
+    }
+}
+
+impl<S> Layer<S> for HeaderAllowlistLayer {
+    type Service = HeaderAllowlist<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        HeaderAllowlist {
+            filter: Arc::clone(&self.filter),
+            inner,
+        }
+    }
+}
+
+/// See [`HeaderAllowlistLayer`].
+#[derive(Debug, Clone)]
+pub(super) struct HeaderAllowlist<S> {
+    filter: Arc<HeaderFilter>,
+    inner: S,
+}
+
+impl<S: Next<Bytes>> Service<Request<Bytes>> for HeaderAllowlist<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Answer<S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<Bytes>) -> Self::Future {
+        let Some(session) = session_of(&request).map(|session| session.name.clone()) else {
+            return step::pass(&mut self.inner, request);
+        };
+        let ping = matches!(route_of(&request), Some(Route::Ping));
+        let headers = request.headers_mut();
+        // Read before the caller's headers are filtered.
+        let token = (!ping)
+            .then(|| workload_token::for_invocation(headers))
+            .flatten();
+        self.filter.apply(headers, session.as_str());
+        if ping {
+            return step::pass(&mut self.inner, request);
+        }
+        headers.insert(&SESSION, session.into_header());
+        if let Some(token) = token {
+            headers.insert(&workload_token::WORKLOAD_ACCESS_TOKEN, token);
+        }
+        if !notes::recording(&request) {
+            return step::pass(&mut self.inner, request);
+        }
+        let sent = ContainerHeaders(request.headers().clone());
+        Box::pin(self.inner.call(request).map(|answered| {
+            answered.map(|mut response| {
+                response.extensions_mut().insert(sent);
+                response
+            })
+        }))
+    }
+}
 
 /// The user id header's name, parsed once.
 static USER_ID: HeaderName = HeaderName::from_static(USER_ID_HEADER);
@@ -161,6 +245,69 @@ pub(super) fn bearer(name: &HeaderName, value: &HeaderValue) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::explain::Caller;
+    use crate::front::routes::RouteLayer;
+    use crate::front::session_header::CallSession;
+    use crate::front::session_name::SessionName;
+    use crate::inspector::notes::Recording;
+    use axum::body::Body;
+    use axum::response::Response;
+    use tower::ServiceExt as _;
+
+    /// The headers the container gets for a call to `uri` with `headers`.
+    async fn sent(uri: &str, headers: &[(&str, &str)]) -> HeaderMap {
+        let inner = tower::service_fn(|request: Request<Bytes>| async move {
+            let mut response = Response::new(Body::empty());
+            *response.headers_mut() = request.headers().clone();
+            Ok::<_, std::convert::Infallible>(response)
+        });
+        let layer =
+            HeaderAllowlistLayer::new(RequestHeaderAllowlist::new(["X-Tenant"], false).unwrap());
+        let stack = RouteLayer::new(None).layer(layer.layer(inner));
+        let mut request = Request::get(uri).body(Bytes::new()).unwrap();
+        for (name, value) in headers {
+            request.headers_mut().insert(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        request.extensions_mut().insert(CallSession {
+            name: SessionName::from_text("s".repeat(33)).unwrap(),
+            caller: Caller::NoHeader { new_session: false },
+        });
+        request.extensions_mut().insert(Recording);
+        let response = stack.oneshot(request).await.unwrap();
+        let noted = response
+            .extensions()
+            .get::<ContainerHeaders>()
+            .map(|h| h.0.clone());
+        assert_eq!(
+            noted.as_ref(),
+            (!uri.contains("ping")).then_some(response.headers())
+        );
+        response.headers().clone()
+    }
+
+    #[tokio::test]
+    async fn a_call_gets_the_allowlist_the_session_and_a_token_for_a_user() {
+        let headers = sent(
+            "/",
+            &[
+                ("x-tenant", "acme"),
+                ("x-other", "no"),
+                (USER_ID_HEADER, "alice"),
+            ],
+        )
+        .await;
+        assert_eq!(headers["x-tenant"], "acme");
+        assert!(headers.get("x-other").is_none());
+        assert_eq!(headers[&SESSION], "s".repeat(33).as_str());
+        assert!(headers.contains_key(&workload_token::WORKLOAD_ACCESS_TOKEN));
+        let ping = sent("/ping", &[("x-other", "no"), (USER_ID_HEADER, "alice")]).await;
+        assert!(ping.get("x-other").is_none());
+        assert!(ping.get(&SESSION).is_none());
+        assert!(!ping.contains_key(&workload_token::WORKLOAD_ACCESS_TOKEN));
+    }
 
     fn filter(names: &[&str]) -> HeaderFilter {
         HeaderFilter::new(RequestHeaderAllowlist::new(names, false).unwrap())

@@ -375,3 +375,49 @@ pub fn spawn_reaper(sessions: &Arc<Sessions>) {
         }
     });
 }
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Sessions of the echo agent, in-process, for the steps' tests.
+
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use a2a_core::error::ErrorProfile;
+    use a2a_server::agent::Agent;
+    use a2a_server::agents::EchoAgent;
+    use a2a_server::tasks::{DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
+
+    use super::{SessionPolicy, Sessions};
+    use crate::front::container::Backend;
+
+    /// The echo agent in-process.
+    pub(crate) fn backend() -> Backend {
+        Backend::InProcess {
+            agent: Arc::new(|| Arc::new(EchoAgent) as Arc<dyn Agent>),
+            profile: ErrorProfile::AgentCore,
+            max_body_bytes: 1 << 20,
+            public_url: "http://127.0.0.1:9000/".to_owned(),
+            owners: Arc::default(),
+            push: None,
+            budget: TaskBudget::new(DEFAULT_IN_MEMORY_CAPACITY, DEFAULT_IN_MEMORY_BYTES),
+        }
+    }
+
+    /// Sessions of the echo agent that start at once; at most `max_sessions` of them.
+    pub(crate) fn sessions_of(startup: Duration, max_sessions: usize) -> Sessions {
+        let policy = SessionPolicy {
+            idle_timeout: Duration::from_secs(900),
+            max_lifetime: Duration::from_secs(28_800),
+            startup,
+            exclusive: false,
+            max_sessions,
+        };
+        Sessions::new(backend(), policy)
+    }
+
+    /// Sessions of the echo agent that start at once.
+    pub(crate) fn sessions() -> Sessions {
+        sessions_of(Duration::ZERO, 100)
+    }
+}

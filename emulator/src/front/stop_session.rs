@@ -14,18 +14,28 @@
 //! Every refusal is AWS's restJson1 shape ([`AwsError`]), not JSON-RPC: this is not an
 //! invocation. The session's open streams are cut, its container stops, and the next
 //! invocation with its id starts a fresh session ([`Sessions::stop`](super::sessions::Sessions::stop)).
+//!
+//! The step ([`StopSessionLayer`]) answers these paths right after routing: the session
+//! header, the runtime and the qualifier are checked here, AWS's way, not the invocation's.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use axum::body::Body;
+use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt as _;
+use tower::{Layer, Service};
 
 use super::aws_error::AwsError;
+use super::routes::{Route, Routed};
 use super::runtime::{DEFAULT_QUALIFIER, Runtime, query_param};
-use super::{Front, PLATFORM_REQUEST_ID, Plan, SESSION, SESSION_ID_LENGTH};
+use super::sessions::Sessions;
+use super::step::{self, Answer, Next};
+use super::{PLATFORM_REQUEST_ID, SESSION, SESSION_ID_LENGTH};
 
 /// Largest StopRuntimeSession body read (it holds one token).
 const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -34,7 +44,7 @@ const REMEMBERED_TOKENS: usize = 10_000;
 
 /// The client tokens of stops that succeeded, each with its session.
 #[derive(Debug, Default)]
-pub(super) struct Tokens(Mutex<(HashMap<String, String>, VecDeque<String>)>);
+struct Tokens(Mutex<(HashMap<String, String>, VecDeque<String>)>);
 
 impl Tokens {
     /// The session an earlier stop with `token` stopped.
@@ -90,22 +100,108 @@ fn client_token(body: &[u8]) -> Result<Option<String>, String> {
     }
 }
 
-impl Front {
-    /// Plans a StopRuntimeSession request on `runtime`.
-    pub(super) fn stop_session(
-        self: &Arc<Self>,
-        runtime: Runtime,
-        parts: Parts,
-        body: Body,
-    ) -> Plan {
+/// Answers StopRuntimeSession (and a path of its shape that names no runtime).
+#[derive(Clone)]
+pub(super) struct StopSessionLayer {
+    stop: Arc<Stop>,
+}
+
+/// What a stop needs.
+struct Stop {
+    sessions: Arc<Sessions>,
+    /// The one runtime served, when pinned.
+    runtime_arn: Option<String>,
+    /// The endpoint served.
+    qualifier: String,
+    tokens: Tokens,
+}
+
+impl StopSessionLayer {
+    /// Stopping `sessions` of the runtime `runtime_arn` (any, when `None`) and endpoint
+    /// `qualifier`.
+    pub(super) fn new(
+        sessions: Arc<Sessions>,
+        runtime_arn: Option<String>,
+        qualifier: String,
+    ) -> Self {
+        let stop = Stop {
+            sessions,
+            runtime_arn,
+            qualifier,
+            tokens: Tokens::default(),
+        };
+        Self {
+            stop: Arc::new(stop),
+        }
+    }
+}
+
+impl<S> Layer<S> for StopSessionLayer {
+    type Service = StopSession<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        StopSession {
+            stop: Arc::clone(&self.stop),
+            inner,
+        }
+    }
+}
+
+/// See [`StopSessionLayer`].
+#[derive(Clone)]
+pub(super) struct StopSession<S> {
+    stop: Arc<Stop>,
+    inner: S,
+}
+
+impl<S: Next<Body>> Service<Request> for StopSession<S> {
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Answer<S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let runtime = match request.extensions().get::<Routed>() {
+            Some(Routed(Ok(Route::StopSession { runtime }))) => runtime.clone(),
+            Some(Routed(Err(detail))) if is_stop_path(request.uri().path()) => {
+                return step::now(unroutable(&request, detail));
+            }
+            _ => return step::pass(&mut self.inner, request),
+        };
+        let (parts, body) = request.into_parts();
+        Box::pin(Arc::clone(&self.stop).answer(runtime, parts, body).map(Ok))
+    }
+}
+
+impl Stop {
+    /// Answers a StopRuntimeSession request on `runtime`, with the session header when it
+    /// names a valid one.
+    async fn answer(self: Arc<Self>, runtime: Runtime, parts: Parts, body: Body) -> Response {
         let request_id = parts.headers.get(&PLATFORM_REQUEST_ID).cloned();
+        let (mut response, session) = self.stop(&runtime, &parts, body, request_id.as_ref()).await;
+        if let Some(session) = session {
+            response.headers_mut().insert(&SESSION, session);
+        }
+        response
+    }
+
+    async fn stop(
+        &self,
+        runtime: &Runtime,
+        parts: &Parts,
+        body: Body,
+        request_id: Option<&HeaderValue>,
+    ) -> (Response, Option<HeaderValue>) {
         let refuse = |error: AwsError, message: &str, session: Option<HeaderValue>| {
             tracing::info!(
                 error = error.type_name(),
                 message,
                 "StopRuntimeSession refused"
             );
-            Plan::Answered(error.response(message, request_id.as_ref()), session)
+            (error.response(message, request_id), session)
         };
         let session = parts.headers.get(&SESSION).cloned();
         let Some(session) = session else {
@@ -122,7 +218,7 @@ impl Front {
                 return refuse(AwsError::Validation, message, None);
             }
         };
-        if let Some(pinned) = &self.config.runtime_arn
+        if let Some(pinned) = &self.runtime_arn
             && !runtime.is(pinned)
         {
             let message = format!("Runtime {runtime} not found");
@@ -130,64 +226,63 @@ impl Front {
         }
         let qualifier = query_param(parts.uri.query(), "qualifier");
         let qualifier = qualifier.as_deref().unwrap_or(DEFAULT_QUALIFIER);
-        if qualifier != self.config.qualifier {
+        if qualifier != self.qualifier {
             let message = format!("Endpoint {qualifier} not found for runtime {runtime}");
             return refuse(AwsError::ResourceNotFound, &message, Some(session));
         }
-        let front = Arc::clone(self);
-        let shown = session.clone();
-        let answer = async move {
-            let request_id = request_id.as_ref();
-            let Ok(body) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-                let message = "The request body is too large or could not be read";
-                return AwsError::Validation.response(message, request_id);
-            };
-            let token = match client_token(&body) {
-                Ok(token) => token,
-                Err(message) => return AwsError::Validation.response(&message, request_id),
-            };
-            if let Some(token) = &token
-                && let Some(stopped) = front.stop_tokens.session_of(token)
-            {
-                if stopped == id {
-                    tracing::info!(
-                        session_id = id,
-                        "StopRuntimeSession repeated (same clientToken)"
-                    );
-                    return stopped_answer(request_id);
-                }
-                let message = "The clientToken was already used to stop another session";
-                return AwsError::Conflict.response(message, request_id);
-            }
-            match front.sessions.stop(&id, "StopRuntimeSession") {
-                Ok(()) => {
-                    if let Some(token) = token {
-                        front.stop_tokens.remember(token, id);
-                    }
-                    stopped_answer(request_id)
-                }
-                Err(missing) => {
-                    tracing::info!(%missing, "StopRuntimeSession refused");
-                    let message = format!("Session {id} not found");
-                    AwsError::ResourceNotFound.response(&message, request_id)
-                }
-            }
+        (self.stopped(id, body, request_id).await, Some(session))
+    }
+
+    /// Reads the body's `clientToken` and stops session `id`.
+    async fn stopped(&self, id: String, body: Body, request_id: Option<&HeaderValue>) -> Response {
+        let Ok(body) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+            let message = "The request body is too large or could not be read";
+            return AwsError::Validation.response(message, request_id);
         };
-        Plan::Wait(Box::pin(answer), Some(shown))
+        let token = match client_token(&body) {
+            Ok(token) => token,
+            Err(message) => return AwsError::Validation.response(&message, request_id),
+        };
+        if let Some(token) = &token
+            && let Some(stopped) = self.tokens.session_of(token)
+        {
+            if stopped == id {
+                tracing::info!(
+                    session_id = id,
+                    "StopRuntimeSession repeated (same clientToken)"
+                );
+                return stopped_answer(request_id);
+            }
+            let message = "The clientToken was already used to stop another session";
+            return AwsError::Conflict.response(message, request_id);
+        }
+        match self.sessions.stop(&id, "StopRuntimeSession") {
+            Ok(()) => {
+                if let Some(token) = token {
+                    self.tokens.remember(token, id);
+                }
+                stopped_answer(request_id)
+            }
+            Err(missing) => {
+                tracing::info!(%missing, "StopRuntimeSession refused");
+                let message = format!("Session {id} not found");
+                AwsError::ResourceNotFound.response(&message, request_id)
+            }
+        }
     }
 }
 
 /// True for a path of StopRuntimeSession's shape, whatever runtime it names.
-pub(super) fn is_stop_path(path: &str) -> bool {
+fn is_stop_path(path: &str) -> bool {
     path.starts_with("/runtimes/") && path.ends_with("/stopruntimesession")
 }
 
 /// A StopRuntimeSession path that names no runtime (`detail` says why): AWS's validation
 /// error, not JSON-RPC.
-pub(super) fn unroutable(parts: &Parts, detail: &str) -> Plan {
+fn unroutable(request: &Request, detail: &str) -> Response {
     tracing::info!(detail, "StopRuntimeSession refused");
-    let request_id = parts.headers.get(&PLATFORM_REQUEST_ID);
-    Plan::Answered(AwsError::Validation.response(detail, request_id), None)
+    let request_id = request.headers().get(&PLATFORM_REQUEST_ID);
+    AwsError::Validation.response(detail, request_id)
 }
 
 /// StopRuntimeSession's success: 200, AWS's request id, no body members.
@@ -212,6 +307,55 @@ fn stopped_answer(request_id: Option<&HeaderValue>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::routes::RouteLayer;
+    use crate::front::sessions::testing::sessions;
+    use crate::front::step::testing::{echo_path, read};
+    use tower::ServiceExt as _;
+
+    const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/echo-abcdefghij";
+
+    #[tokio::test]
+    async fn a_stop_is_answered_here_and_other_paths_go_on() {
+        let sessions = Arc::new(sessions());
+        let id = "s".repeat(33);
+        let _ = sessions.enter(&id).unwrap();
+        let stop = StopSessionLayer::new(
+            Arc::clone(&sessions),
+            Some(ARN.to_owned()),
+            "DEFAULT".to_owned(),
+        );
+        let stack = RouteLayer::new(None).layer(stop.layer(echo_path()));
+        let path = format!(
+            "/runtimes/{}/stopruntimesession",
+            crate::front::percent_encode(ARN)
+        );
+        let stop_of = |session: Option<&str>| {
+            let mut request = Request::post(path.as_str()).body(Body::empty()).unwrap();
+            if let Some(session) = session {
+                request
+                    .headers_mut()
+                    .insert(&SESSION, session.parse().unwrap());
+            }
+            request
+        };
+        let stopped = stack.clone().oneshot(stop_of(Some(&id))).await.unwrap();
+        assert_eq!(stopped.status(), 200);
+        assert_eq!(stopped.headers()[&SESSION], id.as_str());
+        let again = stack.clone().oneshot(stop_of(Some(&id))).await.unwrap();
+        assert_eq!(again.status(), 404);
+        let (status, body) = read(stack.clone().oneshot(stop_of(None)).await.unwrap()).await;
+        assert_eq!(status, 400);
+        assert!(String::from_utf8_lossy(&body).contains("runtimeSessionId"));
+        let unroutable = Request::post("/runtimes/nope/stopruntimesession")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            stack.clone().oneshot(unroutable).await.unwrap().status(),
+            400
+        );
+        let ping = Request::get("/ping").body(Body::empty()).unwrap();
+        assert_eq!(read(stack.oneshot(ping).await.unwrap()).await.1, "/ping");
+    }
 
     #[test]
     fn client_tokens_follow_the_api() {

@@ -31,7 +31,7 @@ pub use delivery::WebhookDelivery;
 pub(crate) use delivery::rfc3339_millis;
 pub use store::{MAX_SINKS, Sinks};
 
-use super::Later;
+use futures_util::future::BoxFuture;
 
 /// The prefix of the emulator's own paths.
 pub const PREFIX: &str = "/_emulator/";
@@ -50,7 +50,7 @@ pub fn is_emulator_path(path: &str) -> bool {
 }
 
 /// Answers a request on one of the emulator's own paths.
-pub fn serve(sinks: &Arc<Sinks>, request: Request) -> Later {
+pub fn serve(sinks: &Arc<Sinks>, request: Request) -> BoxFuture<'static, Response> {
     let sinks = Arc::clone(sinks);
     Box::pin(async move { answer(&sinks, request).await })
 }

@@ -29,7 +29,7 @@ use axum::response::Response;
 pub use api::API_PATH;
 pub use journal::{InvocationFilter, Journal, SESSION_EVENTS, TASK_EVENTS};
 pub use mask::MASK;
-pub(crate) use recorder::record;
+pub(crate) use recorder::RecordLayer;
 pub use records::{
     InvocationRecord, RouteKind, SessionEvent, SessionRecord, SessionState, TaskEvent, TaskRecord,
     TaskStep,

@@ -1,101 +1,85 @@
-//! What the front's inner steps tell the journal about the invocation they serve: the
-//! headers the container received, the fault injected, the payload read. Each step calls
-//! one function here; the invocation's [`Notes`] ride in a task-local set by the recorder,
-//! so nothing is passed through the front's signatures, and a step outside a recorded
-//! invocation (the inspector off) finds none and does nothing.
+//! What the front's steps leave for the journal: raw pieces in the extensions of the
+//! answer they pass back (the payload read, the headers the container received, the
+//! faults injected), read by the recorder when the answer's head is ready.
+//!
+//! The recorder marks each request it records with [`Recording`]; a step leaves a note
+//! that costs something (a clone) only then, so with the inspector off nothing is noted.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::http::HeaderMap;
-use tokio::task::futures::TaskLocalFuture;
+use axum::http::{HeaderMap, Request};
 
-use super::{mask, reading};
+use crate::front::limits::Fault;
 
-tokio::task_local! {
-    /// The notes of the invocation being served.
-    static NOTES: Arc<Notes>;
-}
+/// On a request the journal records.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Recording;
 
-/// One invocation's notes.
-#[derive(Debug)]
-pub(crate) struct Notes {
-    body_bytes: usize,
-    noted: Mutex<Noted>,
-}
-
-/// What was noted.
-#[derive(Debug, Default)]
-pub(crate) struct Noted {
-    pub(crate) container_headers: Option<HeaderMap>,
-    pub(crate) fault: Option<String>,
-    pub(crate) request_body: Option<Bytes>,
-    pub(crate) request_bytes: u64,
-    pub(crate) method: Option<String>,
-    pub(crate) task_id: Option<String>,
-}
-
-impl Notes {
-    /// Notes keeping `body_bytes` of a payload.
-    pub(crate) fn new(body_bytes: usize) -> Arc<Self> {
-        Arc::new(Self {
-            body_bytes,
-            noted: Mutex::default(),
-        })
-    }
-
-    /// What was noted, taken.
-    pub(crate) fn take(&self) -> Noted {
-        std::mem::take(&mut *self.noted.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Runs `make` (which makes the invocation's future) and then the future with these
-    /// notes in reach of [`container_headers`], [`fault`] and [`request_body`].
-    pub(crate) fn around<F: std::future::Future>(
-        self: &Arc<Self>,
-        make: impl FnOnce() -> F,
-    ) -> TaskLocalFuture<Arc<Self>, F> {
-        let future = NOTES.sync_scope(Arc::clone(self), make);
-        NOTES.scope(Arc::clone(self), future)
-    }
-}
-
-fn with(note: impl FnOnce(&mut Noted, usize)) {
-    let _ = NOTES.try_with(|notes| {
-        let mut noted = notes.noted.lock().unwrap_or_else(PoisonError::into_inner);
-        note(&mut noted, notes.body_bytes);
-    });
-}
-
-/// The headers the container receives.
-pub(crate) fn container_headers(headers: &HeaderMap) {
-    with(|noted, _| noted.container_headers = Some(mask::headers(headers)));
-}
-
-/// A fault injected (`Throttle`, `latency 200ms`, …); several are joined with `", "`.
-pub(crate) fn fault(fault: &str) {
-    with(|noted, _| match &mut noted.fault {
-        Some(faults) => {
-            faults.push_str(", ");
-            faults.push_str(fault);
-        }
-        None => noted.fault = Some(fault.to_owned()),
-    });
+/// Whether the journal records `request`.
+pub(crate) fn recording<B>(request: &Request<B>) -> bool {
+    request.extensions().get::<Recording>().is_some()
 }
 
 /// The invocation's payload, as read.
-pub(crate) fn request_body(body: &Bytes) {
-    with(|noted, keep| {
-        let (method, task_id) = reading::request(body);
-        noted.method = method;
-        noted.task_id = task_id;
-        noted.request_bytes = body.len() as u64;
-        noted.request_body = Some(kept(body, keep));
-    });
+#[derive(Debug, Clone)]
+pub(crate) struct Payload(pub(crate) Bytes);
+
+/// The headers the container receives.
+#[derive(Debug, Clone)]
+pub(crate) struct ContainerHeaders(pub(crate) HeaderMap);
+
+/// The faults `--fault` injected into one invocation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Injected {
+    /// The latency added (none when zero).
+    pub(crate) latency: Duration,
+    /// The fault answered in the container's place.
+    pub(crate) fault: Option<Fault>,
+    /// The SSE answer was cut after this many events.
+    pub(crate) stream_cut: Option<usize>,
+}
+
+impl Injected {
+    /// How the journal shows them (`latency 200ms, Throttle`); `None` for none.
+    pub(crate) fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.latency.is_zero() {
+            parts.push(format!("latency {}ms", self.latency.as_millis()));
+        }
+        if let Some(fault) = self.fault {
+            parts.push(format!("{fault:?}"));
+        }
+        if let Some(events) = self.stream_cut {
+            parts.push(format!("StreamCut after {events} events"));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 /// The first `keep` bytes of `body`, secrets masked, copied: a payload is often a slice
 /// of the connection's read buffer, which a shared slice would keep alive.
 pub(crate) fn kept(body: &[u8], keep: usize) -> Bytes {
-    mask::body_bytes(Bytes::copy_from_slice(&body[..body.len().min(keep)]))
+    super::mask::body_bytes(Bytes::copy_from_slice(&body[..body.len().min(keep)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_read_as_the_journal_shows_them() {
+        assert_eq!(Injected::default().describe(), None);
+        let injected = Injected {
+            latency: Duration::from_millis(200),
+            fault: Some(Fault::Throttle),
+            stream_cut: None,
+        };
+        assert_eq!(injected.describe().unwrap(), "latency 200ms, Throttle");
+        let cut = Injected {
+            stream_cut: Some(2),
+            ..Injected::default()
+        };
+        assert_eq!(cut.describe().unwrap(), "StreamCut after 2 events");
+    }
 }

@@ -1,5 +1,6 @@
-//! The one hook around the front: each request it serves is noted in the journal when its
-//! answer's headers are ready (so an open stream shows at once), and completed when the
+//! The recorder, the front's step that keeps the journal ([`RecordLayer`]): each request
+//! is noted in the journal when its answer's headers are ready (so an open stream shows at
+//! once), with what the steps below noted on the answer (`notes`), and completed when the
 //! answer's last byte has gone (or its client went away), with what the answer carried.
 //!
 //! The answer's body is passed on frame by frame, untouched (its size hint too, so a whole
@@ -7,7 +8,6 @@
 //! size), and a whole answer's bytes (up to [`reading::READ_LIMIT`]) or each SSE event are
 //! read for its error code and its task.
 
-use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Instant, SystemTime};
@@ -20,39 +20,76 @@ use axum::http::header;
 use axum::response::Response;
 use futures_util::FutureExt as _;
 use http_body::{Frame, SizeHint};
+use tower::{Layer, Service};
 
 use super::journal::Journal;
 use super::mask;
-use super::notes::Notes;
+use super::notes::{self, ContainerHeaders, Injected, Payload, Recording};
 use super::reading::{self, SseEvents};
 use super::records::{InvocationRecord, RouteKind};
+use crate::front::step::{Answer, Next};
 
-/// Serves `request` with `serve`, noting it in `journal`.
-pub(crate) fn record<S, F>(
-    journal: &Journal,
-    request: Request,
-    serve: S,
-) -> impl Future<Output = Response> + Send + use<S, F>
-where
-    S: FnOnce(Request) -> F,
-    F: Future<Output = Response> + Send,
-{
-    let arrived = Instant::now();
-    let at = SystemTime::now();
-    let uri = request.uri();
-    let asked = Asked {
-        at,
-        arrived,
-        route: RouteKind::of(uri.path()),
-        path: mask::path_and_query(uri.path(), uri.query()),
-        http_method: request.method().to_string(),
-        version: version(&request),
-        headers: mask::headers(request.headers()),
-    };
-    let notes = Notes::new(journal.body_bytes());
-    let journal = journal.clone();
-    let served = notes.around(move || serve(request));
-    served.map(move |response| answered(&journal, &notes, asked, response))
+/// Notes each request the front serves in the journal.
+#[derive(Clone)]
+pub(crate) struct RecordLayer {
+    journal: Journal,
+}
+
+impl RecordLayer {
+    /// Recording in `journal`.
+    pub(crate) fn new(journal: Journal) -> Self {
+        Self { journal }
+    }
+}
+
+impl<S> Layer<S> for RecordLayer {
+    type Service = Record<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Record {
+            journal: self.journal.clone(),
+            inner,
+        }
+    }
+}
+
+/// See [`RecordLayer`].
+#[derive(Clone)]
+pub(crate) struct Record<S> {
+    journal: Journal,
+    inner: S,
+}
+
+impl<S: Next<Body>> Service<Request> for Record<S> {
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Answer<S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let arrived = Instant::now();
+        let at = SystemTime::now();
+        let uri = request.uri();
+        let asked = Asked {
+            at,
+            arrived,
+            route: RouteKind::of(uri.path()),
+            path: mask::path_and_query(uri.path(), uri.query()),
+            http_method: request.method().to_string(),
+            version: version(&request),
+            headers: mask::headers(request.headers()),
+        };
+        request.extensions_mut().insert(Recording);
+        let journal = self.journal.clone();
+        Box::pin(
+            self.inner.call(request).map(move |answered| {
+                answered.map(|response| answered_with(&journal, asked, response))
+            }),
+        )
+    }
 }
 
 /// The version a request asks for (`0.3` when it names none, as `a2a_core::version`
@@ -79,9 +116,36 @@ struct Asked {
     headers: axum::http::HeaderMap,
 }
 
+/// What the steps noted on the answer, taken off it.
+#[derive(Default)]
+struct Noted {
+    payload: Option<Bytes>,
+    container_headers: Option<axum::http::HeaderMap>,
+    fault: Option<String>,
+}
+
+impl Noted {
+    fn take(response: &mut Response) -> Self {
+        let extensions = response.extensions_mut();
+        Self {
+            payload: extensions.remove::<Payload>().map(|Payload(body)| body),
+            container_headers: extensions
+                .remove::<ContainerHeaders>()
+                .map(|ContainerHeaders(headers)| mask::headers(&headers)),
+            fault: extensions
+                .remove::<Injected>()
+                .and_then(|injected| injected.describe()),
+        }
+    }
+}
+
 /// Notes the answer's head, and passes its body through a [`Recorded`].
-fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) -> Response {
-    let noted = notes.take();
+fn answered_with(journal: &Journal, asked: Asked, mut response: Response) -> Response {
+    let noted = Noted::take(&mut response);
+    let (method, task_id) = match &noted.payload {
+        Some(body) => reading::request(body),
+        None => (None, None),
+    };
     let (parts, body) = response.into_parts();
     let session = parts
         .headers
@@ -99,8 +163,8 @@ fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) 
         route: asked.route,
         path: asked.path,
         http_method: asked.http_method,
-        version: noted.method.is_some().then_some(asked.version),
-        method: noted.method,
+        version: method.is_some().then_some(asked.version),
+        method,
         status: parts.status.as_u16(),
         code: None,
         head_latency: asked.arrived.elapsed(),
@@ -109,11 +173,14 @@ fn answered(journal: &Journal, notes: &Notes, asked: Asked, response: Response) 
         request_headers: asked.headers,
         container_headers: noted.container_headers,
         response_headers: mask::headers(&parts.headers),
-        request_body: noted.request_body,
-        request_bytes: noted.request_bytes,
+        request_bytes: noted.payload.as_ref().map_or(0, |body| body.len() as u64),
+        request_body: noted
+            .payload
+            .as_ref()
+            .map(|body| notes::kept(body, journal.body_bytes())),
         response_body: Bytes::new(),
         response_bytes: 0,
-        task_id: noted.task_id,
+        task_id,
         stream,
         done: false,
     };
@@ -278,5 +345,53 @@ impl http_body::Body for Recorded {
 impl Drop for Recorded {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::limits::Fault;
+    use crate::inspector::InvocationFilter;
+    use axum::http::HeaderMap;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn the_steps_notes_are_recorded_and_taken_off_the_answer() {
+        let journal = Journal::new(10, 64);
+        let inner = tower::service_fn(|request: Request| async move {
+            assert!(request.extensions().get::<Recording>().is_some());
+            let mut response = Response::new(Body::from(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+            let payload = r#"{"jsonrpc":"2.0","id":1,"method":"message/send"}"#;
+            let mut sent = HeaderMap::new();
+            sent.insert("authorization", "Bearer secret".parse().unwrap());
+            let extensions = response.extensions_mut();
+            extensions.insert(Payload(Bytes::from(payload)));
+            extensions.insert(ContainerHeaders(sent));
+            extensions.insert(Injected {
+                fault: Some(Fault::Conflict),
+                ..Injected::default()
+            });
+            response
+                .headers_mut()
+                .insert(SESSION_HEADER, "s".repeat(33).parse().unwrap());
+            Ok::<_, std::convert::Infallible>(response)
+        });
+        let record = RecordLayer::new(journal.clone()).layer(inner);
+        let request = Request::post("/").body(Body::empty()).unwrap();
+        let response = record.oneshot(request).await.unwrap();
+        assert!(response.extensions().get::<Payload>().is_none());
+        assert!(response.extensions().get::<Injected>().is_none());
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        let seen = journal.invocations(&InvocationFilter::all());
+        let seen = &seen[0];
+        assert_eq!(seen.method.as_deref(), Some("message/send"));
+        assert_eq!(seen.fault.as_deref(), Some("Conflict"));
+        assert_eq!(seen.container_header("authorization"), Some("Bearer ****"));
+        assert_eq!(seen.session, Some("s".repeat(33)));
+        assert_eq!(seen.response_bytes, body.len() as u64);
+        assert!(seen.done);
     }
 }

@@ -1,0 +1,107 @@
+//! The platform's request id: AgentCore gives each request an
+//! `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, passes it to the container (which logs it
+//! as its own request id) and returns it on the response. A caller's own is replaced.
+//!
+//! The step also opens the request's `invocation` span, so every later step logs under it.
+
+use std::task::{Context, Poll};
+
+use a2a_core::agentcore::REQUEST_ID_HEADER;
+use axum::extract::Request;
+use axum::http::{HeaderName, HeaderValue};
+use futures_util::FutureExt as _;
+use tower::{Layer, Service};
+use tracing::Instrument as _;
+
+use super::step::{Answer, Next};
+
+/// The platform's request id header.
+pub(crate) static PLATFORM_REQUEST_ID: HeaderName = HeaderName::from_static(REQUEST_ID_HEADER);
+
+/// Gives each request the platform's request id.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PlatformRequestIdLayer;
+
+impl<S> Layer<S> for PlatformRequestIdLayer {
+    type Service = PlatformRequestId<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        PlatformRequestId { inner }
+    }
+}
+
+/// See [`PlatformRequestIdLayer`].
+#[derive(Debug, Clone)]
+pub(crate) struct PlatformRequestId<S> {
+    inner: S,
+}
+
+impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Answer<S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let request_id = a2a_core::model::new_id();
+        let span = tracing::info_span!("invocation", request_id, path = request.uri().path());
+        let request_id = HeaderValue::try_from(request_id).ok();
+        if let Some(value) = &request_id {
+            request
+                .headers_mut()
+                .insert(&PLATFORM_REQUEST_ID, value.clone());
+        }
+        // The steps that answer at once log in the span too.
+        let answer = span.in_scope(|| self.inner.call(request));
+        Box::pin(answer.instrument(span).map(move |answered| {
+            answered.map(|mut response| {
+                if let Some(value) = request_id {
+                    response.headers_mut().insert(&PLATFORM_REQUEST_ID, value);
+                }
+                response
+            })
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::step::testing::echo_path;
+    use axum::body::Body;
+    use axum::response::Response;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn the_container_and_the_caller_get_the_same_new_id() {
+        let inner = tower::service_fn(|request: Request| async move {
+            let sent = request.headers().get(&PLATFORM_REQUEST_ID).cloned();
+            let mut response = Response::new(Body::empty());
+            if let Some(sent) = sent {
+                response.headers_mut().insert("x-container-saw", sent);
+            }
+            Ok::<_, std::convert::Infallible>(response)
+        });
+        let request = Request::get("/ping")
+            .header(REQUEST_ID_HEADER, "the-callers-own")
+            .body(Body::empty())
+            .unwrap();
+        let response = PlatformRequestIdLayer
+            .layer(inner)
+            .oneshot(request)
+            .await
+            .unwrap();
+        let given = response.headers().get(&PLATFORM_REQUEST_ID).unwrap();
+        assert_ne!(given, "the-callers-own");
+        assert_eq!(response.headers().get("x-container-saw"), Some(given));
+        let other = PlatformRequestIdLayer
+            .layer(echo_path())
+            .oneshot(Request::get("/").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_ne!(other.headers().get(&PLATFORM_REQUEST_ID), Some(given));
+    }
+}

@@ -384,7 +384,6 @@ pub(crate) mod testing {
     use std::time::Duration;
 
     use a2a_core::error::ErrorProfile;
-    use a2a_server::agent::Agent;
     use a2a_server::agents::EchoAgent;
     use a2a_server::tasks::{DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
 
@@ -394,7 +393,7 @@ pub(crate) mod testing {
     /// The echo agent in-process.
     pub(crate) fn backend() -> Backend {
         Backend::InProcess {
-            agent: Arc::new(|| Arc::new(EchoAgent) as Arc<dyn Agent>),
+            agent: Arc::new(|| a2a_server::SharedAgent::new(EchoAgent)),
             profile: ErrorProfile::AgentCore,
             max_body_bytes: 1 << 20,
             public_url: "http://127.0.0.1:9000/".to_owned(),

@@ -157,7 +157,7 @@ impl Agent for ChatAgent {
         };
         match answered {
             Ok((answer, usage)) => {
-                let mut note = StatusNote::message(events.agent_message(answer));
+                let mut note = StatusNote::text(answer);
                 if let Some(usage) = usage {
                     note = note.task_metadata(USAGE_KEY, usage_json(usage));
                 }

@@ -54,7 +54,9 @@ endif
 	$(CARGO) test --workspace --doc
 
 # The example crates are standalone (not workspace members), as a user's crate is; they
-# share the workspace's target directory so the project's crates are built once.
+# share the workspace's target directory so the project's crates are built once. Their
+# Cargo.lock files are committed and used as they are (--locked): a lockfile gone stale
+# fails here instead of being rewritten.
 EXAMPLES := $(wildcard examples/*/Cargo.toml)
 EXAMPLES_TARGET ?= $(abspath target)
 
@@ -62,8 +64,8 @@ examples: ## Build, lint and test every crate under examples/
 	@for manifest in $(EXAMPLES); do \
 		echo "examples: $$manifest"; \
 		$(CARGO) fmt --manifest-path $$manifest -- --check || exit 1; \
-		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) clippy --manifest-path $$manifest --all-targets -- -D warnings || exit 1; \
-		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) test --manifest-path $$manifest || exit 1; \
+		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) clippy --locked --manifest-path $$manifest --all-targets -- -D warnings || exit 1; \
+		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) test --locked --manifest-path $$manifest || exit 1; \
 	done
 
 interop: ## The official Python and JS A2A clients against the emulator

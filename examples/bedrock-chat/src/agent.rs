@@ -1,19 +1,20 @@
 //! The chat agent: the conversation to the model, its answer back as A2A events.
 //!
 //! One message is one task: `working`, then the answer as artifact chunks while the
-//! model writes (the first with `append: false`, the rest appended, the last marked
-//! `lastChunk`), then `completed` with the whole answer as the status message (so the
-//! task's history holds the conversation, which the next turn replays) and the token
-//! usage in that message's metadata. A model error fails the task with a message fit for
-//! the person chatting; the detail goes to the logs.
+//! model writes (an [`ArtifactWriter`](a2a_server::ArtifactWriter): the first chunk with
+//! `append: false`, the rest appended, the last marked `lastChunk`), then `completed` with
+//! the whole answer as the status message (so the task's history holds the conversation,
+//! which the next turn replays) and the token usage in the task's metadata (the final
+//! status update carries it as its metadata). A model error fails the task with a message
+//! fit for the person chatting; the detail goes to the logs.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::agent::{Agent, AgentError, AgentEvent, EventSink, RequestContext};
 use a2a_server::card::{AgentCard, Skill};
-use a2a_server::model::{ListTasksParams, Metadata, Task, TaskState};
+use a2a_server::model::{ListTasksParams, Task, TaskState};
 use a2a_server::tasks::TaskStore;
+use a2a_server::{Agent, AgentError, EventSink, RequestContext, SinkClosed, StatusNote};
 use serde_json::{Value, json};
 
 use crate::config::{CardSettings, ChatConfig};
@@ -23,8 +24,8 @@ use crate::model::{ChatModel, ModelError, ReplyEvent, Speaker, Turn, Usage};
 /// The id of the answer's artifact.
 pub const ANSWER_ARTIFACT: &str = "answer";
 
-/// What a completed task's status message carries in its metadata: the tokens the
-/// answer used, under Bedrock's names.
+/// The key of a completed task's metadata that holds the tokens the answer used, under
+/// Bedrock's names (the final status update carries it too, as its metadata).
 pub const USAGE_KEY: &str = "usage";
 
 /// The agent. `src/main.rs` serves it on Lambda or as an AgentCore container.
@@ -107,7 +108,6 @@ impl ChatAgent {
     }
 }
 
-#[a2a_server::async_trait]
 impl Agent for ChatAgent {
     fn card(&self) -> AgentCard {
         let mut card = AgentCard::new(
@@ -133,7 +133,7 @@ impl Agent for ChatAgent {
     }
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working(None).await?;
+        events.working().await?;
         let earlier = self.earlier_tasks(&context).await;
         let turns = conversation::turns(&earlier, context.previous.as_deref(), &context.message);
         // The new message had no text: nothing for the model to answer.
@@ -142,10 +142,7 @@ impl Agent for ChatAgent {
             .is_none_or(|turn| turn.speaker != Speaker::User)
         {
             events
-                .status(
-                    TaskState::Rejected,
-                    Some("Please send a text message to chat about."),
-                )
+                .reject("Please send a text message to chat about.")
                 .await?;
             return Ok(());
         }
@@ -160,20 +157,15 @@ impl Agent for ChatAgent {
         };
         match answered {
             Ok((answer, usage)) => {
-                let mut message = events.agent_message(answer);
-                message.metadata = usage.map(usage_metadata);
-                events
-                    .send(AgentEvent::Status {
-                        state: TaskState::Completed,
-                        message: Some(message),
-                    })
-                    .await?;
+                let mut note = StatusNote::text(answer);
+                if let Some(usage) = usage {
+                    note = note.task_metadata(USAGE_KEY, usage_json(usage));
+                }
+                events.complete_with(note).await?;
             }
             Err(Failure::Model(error)) => {
                 tracing::warn!(request_id = context.request_id, %error, "the model failed");
-                events
-                    .status(TaskState::Failed, Some(error.user_message()))
-                    .await?;
+                events.fail(error.user_message()).await?;
             }
             Err(Failure::Sink(closed)) => return Err(closed.into()),
         }
@@ -187,21 +179,19 @@ enum Failure {
     /// The model failed (before or during the answer).
     Model(ModelError),
     /// The engine stopped listening.
-    Sink(a2a_server::agent::SinkClosed),
+    Sink(SinkClosed),
 }
 
-impl From<a2a_server::agent::SinkClosed> for Failure {
-    fn from(closed: a2a_server::agent::SinkClosed) -> Self {
+impl From<SinkClosed> for Failure {
+    fn from(closed: SinkClosed) -> Self {
         Self::Sink(closed)
     }
 }
 
 impl ChatAgent {
     /// Streams the answer as artifact chunks; the whole text and the usage, when the model
-    /// told it.
-    ///
-    /// Each delta is held until the next arrives, so that the last one goes out marked
-    /// `lastChunk` (the stream's end is known only after it).
+    /// told it. What was written stays when the model fails or stalls midway: the failed
+    /// task shows it.
     async fn stream_answer(
         &self,
         turns: Vec<Turn>,
@@ -212,51 +202,32 @@ impl ChatAgent {
             .await
             .map_err(|_| Failure::Model(stalled(idle)))?
             .map_err(Failure::Model)?;
+        let mut writer = events.artifact_writer(ANSWER_ARTIFACT);
         let mut answer = String::new();
-        let mut held: Option<String> = None;
-        let mut sent = 0_usize;
         let mut usage = None;
-        loop {
-            let next = tokio::time::timeout(idle, reply.next())
-                .await
-                .map_err(|_| Failure::Model(stalled(idle)))?;
+        let ended = loop {
+            let Ok(next) = tokio::time::timeout(idle, reply.next()).await else {
+                break Err(stalled(idle));
+            };
             match next {
-                None => break,
-                Some(Err(error)) => {
-                    // What was written stays: the failed task shows it.
-                    if let Some(chunk) = held.take() {
-                        events
-                            .artifact_text(ANSWER_ARTIFACT, chunk, sent > 0, true)
-                            .await?;
-                    }
-                    return Err(Failure::Model(error));
-                }
+                None => break Ok(()),
+                Some(Err(error)) => break Err(error),
                 Some(Ok(ReplyEvent::Text(text))) => {
                     answer.push_str(&text);
-                    if let Some(chunk) = held.replace(text) {
-                        events
-                            .artifact_text(ANSWER_ARTIFACT, chunk, sent > 0, false)
-                            .await?;
-                        sent += 1;
-                    }
+                    writer.write(text).await?;
                 }
                 Some(Ok(ReplyEvent::Usage(counted))) => usage = Some(counted),
                 Some(Ok(ReplyEvent::Stopped(reason))) => {
                     tracing::debug!(stop_reason = reason, "the model stopped");
                 }
             }
-        }
-        match held {
-            Some(chunk) => {
-                events
-                    .artifact_text(ANSWER_ARTIFACT, chunk, sent > 0, true)
-                    .await?;
-            }
-            None => {
-                return Err(Failure::Model(ModelError::Failed(
-                    "the model's answer held no text".to_owned(),
-                )));
-            }
+        };
+        writer.finish().await?;
+        ended.map_err(Failure::Model)?;
+        if answer.is_empty() {
+            return Err(Failure::Model(ModelError::Failed(
+                "the model's answer held no text".to_owned(),
+            )));
         }
         Ok((answer, usage))
     }
@@ -266,26 +237,109 @@ fn stalled(idle: Duration) -> ModelError {
     ModelError::Unavailable(format!("no event from the model for {} s", idle.as_secs()))
 }
 
-/// `{"usage": {"inputTokens": …, "outputTokens": …, "totalTokens": …}}`.
-fn usage_metadata(usage: Usage) -> Metadata {
-    let mut metadata = Metadata::new();
-    metadata.insert(
-        USAGE_KEY.to_owned(),
-        json!({
-            "inputTokens": usage.input_tokens,
-            "outputTokens": usage.output_tokens,
-            "totalTokens": usage.total_tokens,
-        }),
-    );
-    metadata
+/// `{"inputTokens": …, "outputTokens": …, "totalTokens": …}`.
+fn usage_json(usage: Usage) -> Value {
+    json!({
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "totalTokens": usage.total_tokens,
+    })
 }
 
-/// The usage a completed task's status message carries, if any.
+/// The usage a completed task carries in its metadata, if any.
 pub fn usage_of(task: &Task) -> Option<&Value> {
-    task.status
-        .message
-        .as_ref()?
-        .metadata
-        .as_ref()?
-        .get(USAGE_KEY)
+    task.metadata.as_ref()?.get(USAGE_KEY)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use a2a_server::{AgentEvent, testing};
+    use tokio::sync::oneshot;
+
+    use super::*;
+    use crate::config::ChatConfig;
+    use crate::model::ReplyStream;
+
+    /// A model that writes one chunk, then nothing, for ever; `dropped` fires when its
+    /// stream is dropped.
+    struct Endless(std::sync::Mutex<Option<oneshot::Sender<()>>>);
+
+    struct EndlessStream {
+        first: Option<String>,
+        _dropped: oneshot::Sender<()>,
+    }
+
+    #[a2a_server::async_trait]
+    impl ReplyStream for EndlessStream {
+        async fn next(&mut self) -> Option<Result<ReplyEvent, ModelError>> {
+            match self.first.take() {
+                Some(text) => Some(Ok(ReplyEvent::Text(text))),
+                None => std::future::pending().await,
+            }
+        }
+    }
+
+    #[a2a_server::async_trait]
+    impl ChatModel for Endless {
+        async fn answer(&self, _turns: Vec<Turn>) -> Result<Box<dyn ReplyStream>, ModelError> {
+            let dropped = self.0.lock().unwrap().take().unwrap();
+            Ok(Box::new(EndlessStream {
+                first: Some("Once upon a time".to_owned()),
+                _dropped: dropped,
+            }))
+        }
+    }
+
+    /// Time is paused: the agent's own timers (the model's 60 s idle timeout) would show in
+    /// `stopped_after`, and an agent that ignored the cancel would still run after 5 s.
+    #[tokio::test(start_paused = true)]
+    async fn a_cancel_stops_the_answer_at_once_and_closes_the_model_stream() {
+        let (dropped, closed) = oneshot::channel();
+        let config = ChatConfig::from_lookup(|name| match name {
+            "BEDROCK_MODEL_ID" => Some("amazon.nova-micro-v1:0".to_owned()),
+            "BEDROCK_REGION" => Some("us-east-1".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        let agent = ChatAgent::new(
+            Arc::new(Endless(std::sync::Mutex::new(Some(dropped)))),
+            &config,
+        );
+
+        let canceled = testing::cancel(
+            &agent,
+            RequestContext::text("Tell a long story"),
+            Duration::from_secs(1),
+            Duration::from_secs(5),
+        )
+        .await;
+
+        assert!(
+            canceled.stopped_within(Duration::ZERO),
+            "stopped after {:?}",
+            canceled.stopped_after
+        );
+        assert!(canceled.outcome.unwrap().is_ok());
+        assert_eq!(
+            canceled.events,
+            [AgentEvent::status(TaskState::Working, None)]
+        );
+        // Nothing after the cancel but the chunk the writer held, flushed as the last one
+        // when the answer was dropped (a host drops it: the task is canceled); no state.
+        assert!(
+            canceled.after_cancel.iter().all(|event| matches!(
+                event,
+                AgentEvent::Artifact {
+                    last_chunk: true,
+                    ..
+                }
+            )),
+            "{:?}",
+            canceled.after_cancel
+        );
+        // The model's stream was dropped: a real model stops generating.
+        closed.await.unwrap_err();
+    }
 }

@@ -1,5 +1,6 @@
 """The official A2A Python SDK (a2a-sdk, unmodified) chatting with bedrock-chat behind the
-AgentCore emulator: two streamed turns of one conversation in one session.
+AgentCore emulator: two streamed turns of one conversation in one session, each task then
+read back with GetTask.
 
 Run by official_client.rs with the emulator's URL; prints what the client saw as one JSON
 document on stdout, which the Rust test compares exactly.
@@ -13,7 +14,7 @@ import uuid
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers import get_artifact_text, new_text_message
-from a2a.types.a2a_pb2 import Role, SendMessageRequest, TaskState
+from a2a.types.a2a_pb2 import GetTaskRequest, Role, SendMessageRequest, TaskState
 from google.protobuf.json_format import MessageToDict
 
 # AgentCore keeps a session's calls on one microVM (here: one agent process) when the
@@ -25,10 +26,12 @@ async def turn(client, text, context_id):
     message = new_text_message(text, role=Role.ROLE_USER, context_id=context_id)
     seen = []
     context = None
+    task_id = None
     async for event in client.send_message(SendMessageRequest(message=message)):
         kind = event.WhichOneof('payload')
         if kind == 'task':
             context = event.task.context_id
+            task_id = event.task.id
             seen.append({'task': TaskState.Name(event.task.status.state)})
         elif kind == 'artifact_update':
             update = event.artifact_update
@@ -38,14 +41,22 @@ async def turn(client, text, context_id):
                 'lastChunk': update.last_chunk,
             })
         elif kind == 'status_update':
-            status = event.status_update.status
-            entry = {'status': TaskState.Name(status.state)}
-            if status.HasField('message'):
-                entry['message'] = ''.join(p.text for p in status.message.parts)
-                entry['metadata'] = MessageToDict(status.message.metadata)
+            update = event.status_update
+            entry = {'status': TaskState.Name(update.status.state)}
+            if update.status.HasField('message'):
+                entry['message'] = ''.join(p.text for p in update.status.message.parts)
+                if update.status.message.HasField('metadata'):
+                    entry['messageMetadata'] = MessageToDict(update.status.message.metadata)
+            if update.HasField('metadata'):
+                entry['metadata'] = MessageToDict(update.metadata)
             seen.append(entry)
         else:
             seen.append({'unexpected': kind})
+    got = await client.get_task(GetTaskRequest(id=task_id))
+    seen.append({
+        'get': TaskState.Name(got.status.state),
+        'metadata': MessageToDict(got.metadata),
+    })
     return context, seen
 
 

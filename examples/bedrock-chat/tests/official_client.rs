@@ -1,5 +1,6 @@
 //! End to end without AWS: the official A2A Python client (a2a-sdk) streams two turns of
-//! one conversation from this crate's binary, which the AgentCore emulator runs as a
+//! one conversation from this crate's binary (and reads each task back: its metadata holds
+//! the token usage), which the AgentCore emulator runs as a
 //! session's container (`Emulator::command`), and which talks to a local stand-in for
 //! Bedrock Runtime through the real SDK client.
 //!
@@ -103,7 +104,9 @@ async fn the_official_python_client_streams_a_two_turn_conversation() {
         String::from_utf8_lossy(&output.stderr)
     );
     let seen: Value = serde_json::from_str(&stdout).unwrap();
-    // Metadata is a protobuf Struct to the Python SDK, whose numbers are doubles.
+    // Metadata is a protobuf Struct to the Python SDK, whose numbers are doubles. The usage
+    // is the task's: the final status update carries it as its metadata, and GetTask shows
+    // it in the task's.
     let usage = |input: f64, output: f64| json!({"usage": {"inputTokens": input, "outputTokens": output, "totalTokens": input + output}});
     assert_eq!(
         seen,
@@ -118,6 +121,7 @@ async fn the_official_python_client_streams_a_two_turn_conversation() {
                     {"chunk": ", Ada.", "append": true, "lastChunk": true},
                     {"status": "TASK_STATE_COMPLETED", "message": "Nice to meet you, Ada.",
                      "metadata": usage(9.0, 6.0)},
+                    {"get": "TASK_STATE_COMPLETED", "metadata": usage(9.0, 6.0)},
                 ],
                 [
                     {"task": "TASK_STATE_SUBMITTED"},
@@ -126,6 +130,7 @@ async fn the_official_python_client_streams_a_two_turn_conversation() {
                     {"chunk": " is Ada.", "append": true, "lastChunk": true},
                     {"status": "TASK_STATE_COMPLETED", "message": "Your name is Ada.",
                      "metadata": usage(30.0, 5.0)},
+                    {"get": "TASK_STATE_COMPLETED", "metadata": usage(30.0, 5.0)},
                 ],
             ],
         })

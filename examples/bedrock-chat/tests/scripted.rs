@@ -10,9 +10,9 @@ use std::time::Duration;
 use a2a_client::model::{PartContent, SendResult, StreamEvent, Task, TaskState};
 use a2a_client::{Client, ProtocolVersion, text_params};
 use a2a_emulator::Emulator;
-use a2a_server::agent::{Agent as _, EventSink, RequestContext};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
-use bedrock_chat::agent::ChatAgent;
+use a2a_server::{AgentEvent, RequestContext, testing};
+use bedrock_chat::agent::{ChatAgent, usage_of};
 use bedrock_chat::config::ChatConfig;
 use bedrock_chat::model::{ChatModel, ModelError, ReplyEvent, ReplyStream, Speaker, Turn, Usage};
 use serde_json::{Value, json};
@@ -139,13 +139,18 @@ async fn the_answer_streams_in_chunks_then_completes_with_its_usage() {
 
     let mut stream = client.stream(&text_params("Say hello")).await.unwrap();
     let mut seen = Vec::new();
+    let mut stream_task_id = None;
     while let Some(event) = stream.next_event().await {
         seen.push(match event.unwrap() {
-            StreamEvent::Task(task) => json!({"task": format!("{:?}", task.status.state)}),
+            StreamEvent::Task(task) => {
+                stream_task_id = Some(task.id);
+                json!({"task": format!("{:?}", task.status.state)})
+            }
             StreamEvent::StatusUpdate(update) => json!({
                 "status": format!("{:?}", update.status.state),
                 "message": update.status.message.as_ref().map(|m| m.joined_text()),
-                "metadata": update.status.message.and_then(|m| m.metadata),
+                "messageMetadata": update.status.message.and_then(|m| m.metadata),
+                "metadata": update.metadata,
             }),
             StreamEvent::ArtifactUpdate(update) => json!({
                 "artifact": update.artifact.artifact_id,
@@ -160,14 +165,27 @@ async fn the_answer_streams_in_chunks_then_completes_with_its_usage() {
         Value::Array(seen),
         json!([
             {"task": "Submitted"},
-            {"status": "Working", "message": null, "metadata": null},
+            {"status": "Working", "message": null, "messageMetadata": null, "metadata": null},
             {"artifact": "answer", "text": "Hel", "append": false, "lastChunk": false},
             {"artifact": "answer", "text": "lo", "append": true, "lastChunk": false},
             {"artifact": "answer", "text": "!", "append": true, "lastChunk": true},
-            {"status": "Completed", "message": "Hello!", "metadata":
+            // The usage is the task's: the final event carries it as its own metadata.
+            {"status": "Completed", "message": "Hello!", "messageMetadata": null, "metadata":
                 {"usage": {"inputTokens": 12, "outputTokens": 3, "totalTokens": 15}}},
         ])
     );
+    // And the stored task has it in its metadata.
+    let task_id = stream_task_id.unwrap();
+    let stored = client.get_task(&task_id, None).await.unwrap();
+    assert_eq!(
+        stored.metadata.clone().map(Value::Object),
+        Some(json!({"usage": {"inputTokens": 12, "outputTokens": 3, "totalTokens": 15}}))
+    );
+    assert_eq!(
+        usage_of(&stored),
+        stored.metadata.as_ref().unwrap().get("usage")
+    );
+    assert!(stored.status.message.unwrap().metadata.is_none());
     assert_eq!(
         model.seen.lock().unwrap().as_slice(),
         [vec![Turn::new(Speaker::User, "Say hello")]]
@@ -354,30 +372,17 @@ async fn a_model_that_stalls_fails_the_task_after_the_idle_timeout() {
     )]);
     let config = config(&[("BEDROCK_IDLE_TIMEOUT_SECONDS", "30")]);
     let agent = ChatAgent::new(Arc::clone(&model) as Arc<dyn ChatModel>, &config);
-    let (sink, mut events) = EventSink::channel("t1", "c1");
-    let context = RequestContext {
-        message: a2a_server::model::Message::text(a2a_server::model::Role::User, "m1", "Hi"),
-        task_id: "t1".into(),
-        context_id: "c1".into(),
-        previous: None,
-        session_id: None,
-        request_id: "r1".into(),
-        owner: a2a_server::owner::Owner::anonymous(),
-        cancellation: tokio_util::sync::CancellationToken::new(),
-        platform: a2a_server::platform::Platform::default(),
-    };
     let started = tokio::time::Instant::now();
-    agent.execute(context, sink).await.unwrap();
+    let run = testing::run(&agent, RequestContext::text("Hi")).await;
     assert_eq!(started.elapsed(), Duration::from_secs(30));
-    let mut last = None;
-    while let Some(event) = events.try_recv() {
-        last = Some(event);
-    }
-    let Some(a2a_server::agent::AgentEvent::Status { state, message }) = last else {
-        panic!("no final status: {last:?}");
+    assert!(run.outcome.is_ok());
+    // What was written before the stall stays, and the task fails.
+    assert_eq!(run.artifact_text("answer"), "Hm");
+    let Some(AgentEvent::Status { state, message, .. }) = run.events.last() else {
+        panic!("no final status: {:?}", run.events);
     };
     assert_eq!(
-        (state, message.unwrap().joined_text()),
+        (*state, message.as_ref().unwrap().joined_text()),
         (
             TaskState::Failed,
             "The model is unavailable right now. Please try again in a moment.".to_owned()

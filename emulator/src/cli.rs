@@ -280,7 +280,7 @@ pub struct Args {
 
     /// Connections open at once; one more is answered 503 with Retry-After: 1 and a
     /// JSON-RPC -32603, and closed.
-    #[arg(long, env = "A2A_MAX_CONNECTIONS", default_value_t = a2a_server::listen::DEFAULT_MAX_CONNECTIONS)]
+    #[arg(long, env = "A2A_MAX_CONNECTIONS", default_value_t = a2a_server::host::listen::DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
 }
 
@@ -315,7 +315,7 @@ impl Args {
 
     /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`), off
     /// the request path; hold the guard until the emulator returns.
-    pub fn init_logging(&self) -> a2a_server::logging::LogGuard {
+    pub fn init_logging(&self) -> a2a_server::host::logging::LogGuard {
         a2a_server::serve::init_logging(self.log_format())
     }
 
@@ -440,7 +440,7 @@ impl Args {
     }
 
     /// The connection flags as limits (the shutdown grace from its own flag).
-    fn connection_limits(&self) -> Result<a2a_server::listen::Limits, EmulatorError> {
+    fn connection_limits(&self) -> Result<a2a_server::host::listen::Limits, EmulatorError> {
         let seconds = |flag: &str, value: f64| {
             Duration::try_from_secs_f64(value)
                 .ok()
@@ -456,7 +456,7 @@ impl Args {
                 "--max-connections 0: at least one connection must be allowed".to_owned(),
             ));
         }
-        let mut limits = a2a_server::listen::Limits::default();
+        let mut limits = a2a_server::host::listen::Limits::default();
         limits.header_read_timeout = seconds("header-read-timeout", self.header_read_timeout)?;
         limits.body_read_timeout = seconds("body-read-timeout", self.body_read_timeout)?;
         limits.write_stall_timeout = seconds("write-stall-timeout", self.write_stall_timeout)?;

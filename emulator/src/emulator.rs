@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use a2a_core::error::ErrorProfile;
 use a2a_server::agent::IntoAgent;
-use a2a_server::graceful;
-use a2a_server::listen::{self, Gauges, Limits};
+use a2a_server::host::graceful;
+use a2a_server::host::listen::{self, Gauges, Limits};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 

@@ -28,7 +28,7 @@ pub struct Running {
     /// The inspector's journal, when it is on.
     pub(crate) journal: Option<crate::Journal>,
     /// Its connections' counts.
-    pub(crate) gauges: Arc<a2a_server::listen::Gauges>,
+    pub(crate) gauges: Arc<a2a_server::host::listen::Gauges>,
 }
 
 impl Running {
@@ -114,7 +114,7 @@ impl Running {
     }
 
     /// Its connections now: open, streaming, refused over the cap.
-    pub fn connections(&self) -> &a2a_server::listen::Gauges {
+    pub fn connections(&self) -> &a2a_server::host::listen::Gauges {
         &self.gauges
     }
 

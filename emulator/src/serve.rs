@@ -3,7 +3,7 @@
 
 use a2a_emulator::EmulatorError;
 use a2a_emulator::cli::Args;
-use a2a_server::graceful::shutdown_signal;
+use a2a_server::host::graceful::shutdown_signal;
 
 /// Serves until SIGTERM or Ctrl-C, then lets in-flight work finish (bounded).
 pub async fn run(args: &Args) -> Result<(), EmulatorError> {

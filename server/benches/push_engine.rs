@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use a2a_core::error::ErrorProfile;
 use a2a_server::agents::EchoAgent;
-use a2a_server::engine::{CallContext, Engine, EngineConfig};
+use a2a_server::host::engine::{CallContext, Engine, EngineConfig};
 use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
 use a2a_server::push::target::TargetPolicy;
 use a2a_server::push::{InMemoryPushConfigs, Push};

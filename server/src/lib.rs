@@ -42,21 +42,61 @@
 
 pub mod agent;
 pub mod agents;
-pub mod engine;
-pub mod graceful;
-pub mod health;
-pub mod http;
-pub mod identity;
+mod engine;
+mod graceful;
+mod health;
+mod http;
+mod identity;
 pub mod layers;
-pub mod listen;
-pub mod logging;
+mod listen;
+mod logging;
 pub mod owner;
 pub mod platform;
 pub mod push;
-pub mod rest;
+mod rest;
 pub mod serve;
 pub mod tasks;
 pub mod testing;
+
+/// For hosts, not agent authors: the pieces the Lambda host and the emulator build on
+/// (the engine, the router, connections, logging). An agent is served with
+/// [`serve`](crate::serve()), [`router`], `a2a_lambda::run` or the emulator, none of which
+/// needs these.
+pub mod host {
+    /// The protocol engine: one JSON-RPC body (or HTTP+JSON operation) in, one reply out,
+    /// for every method of both versions.
+    pub mod engine {
+        pub use crate::engine::*;
+    }
+    /// The stop signal and the drain every host's server uses.
+    pub mod graceful {
+        pub use crate::graceful::*;
+    }
+    /// The `/ping` status (`Healthy`, `HealthyBusy`) and the running tasks behind it.
+    pub mod health {
+        pub use crate::health::*;
+    }
+    /// The one axum router every host serves (Lambda, container, emulator).
+    pub mod http {
+        pub use crate::http::*;
+    }
+    /// Who is calling, as the platform vouches for it (AgentCore's headers, JWT claims).
+    pub mod identity {
+        pub use crate::identity::*;
+    }
+    /// Serving connections with timeouts, a cap and a graceful shutdown.
+    pub mod listen {
+        pub use crate::listen::*;
+    }
+    /// The hosts' logs, written off the request path.
+    pub mod logging {
+        pub use crate::logging::*;
+    }
+    /// The HTTP+JSON binding, served by the router beside JSON-RPC.
+    pub mod rest {
+        pub use crate::rest::*;
+    }
+}
 
 pub use a2a_core::{card, model};
 pub use agent::{

@@ -19,7 +19,7 @@
 //! `scripts/load.py`; figures in the README).
 //!
 //! ```
-//! use a2a_server::logging::Logging;
+//! use a2a_server::host::logging::Logging;
 //! use a2a_server::serve::LogFormat;
 //!
 //! // What a host does first: filtered by RUST_LOG (default info), held until it returns.

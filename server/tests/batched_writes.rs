@@ -10,7 +10,7 @@ mod common;
 
 use a2a_core::model::TaskState;
 use a2a_server::agents::EchoAgent;
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::TaskStore;
 use common::{CountingStore, Gated};
 use futures_util::StreamExt as _;
@@ -71,7 +71,7 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
     else {
         panic!("a stream answers SSE");
     };
-    let next = |item: Option<a2a_server::engine::StreamItem>| -> Value {
+    let next = |item: Option<a2a_server::host::engine::StreamItem>| -> Value {
         serde_json::from_slice::<Value>(&item.expect("another event")).unwrap()["result"].clone()
     };
     let first = next(stream.next().await);

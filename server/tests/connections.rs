@@ -1,7 +1,7 @@
 //! Slow and broken clients of a container, over real sockets (`Container::bind`, small
 //! limits): stalled headers and bodies, a connection over the cap, an SSE reader that stops
 //! reading, disconnects and half-closes mid-stream — each closed or answered as
-//! `a2a_server::listen` says, and each releasing its stream and its socket (the gauges).
+//! `a2a_server::host::listen` says, and each releasing its stream and its socket (the gauges).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod conns;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use a2a_core::card::AgentCard;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 use common::{CountingStore, Gated};
 use futures_util::FutureExt as _;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::engine::{CallContext, Engine, Reply, StreamItem};
+use a2a_server::host::engine::{CallContext, Engine, Reply, StreamItem};
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{
     InMemoryTaskStore, Lease, SharedStored, Since, StoreError, Stored, TaskStore,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use a2a_core::card::AgentCard;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::ConformanceAgent;
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 use futures_util::StreamExt as _;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use a2a_core::card::AgentCard;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::ConformanceAgent;
-use a2a_server::identity::USER_ID_HEADER;
+use a2a_server::host::identity::USER_ID_HEADER;
 use a2a_server::serve::{Container, ContainerConfig};
 use axum::Router;
 use axum::body::Body;

@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use a2a_server::agents::EchoAgent;
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::owner::Owner;
 use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
 use a2a_server::push::target::TargetPolicy;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2a_core::model::{ListTasksParams, ListTasksResult, PushNotificationConfig, Task};
 use a2a_core::version::ProtocolVersion;
 use a2a_server::agents::EchoAgent;
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::owner::Owner;
 use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
 use a2a_server::push::target::TargetPolicy;

@@ -11,7 +11,7 @@ mod common;
 
 use a2a_core::card::AgentCard;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::TaskStore;
 use common::{CountingStore, Gated};
 use futures_util::StreamExt as _;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 mod common;
 
-use a2a_server::engine::{CallContext, Engine, Reply};
+use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 use common::Gated;
 use serde_json::{Value, json};

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::graceful;
+use a2a_server::host::graceful;
 use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
 
 use super::{AGENT_STOP_GRACE, AUTHORIZATION_HEADER, Emulator, EmulatorError, Target};
@@ -139,7 +139,7 @@ impl Emulator {
             faults: self.faults.map(|spec| FaultInjector::new(spec, seed)),
             request_timeout: self.request_timeout,
             default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
-            interface_path: a2a_server::http::interface_path(public_url),
+            interface_path: a2a_server::host::http::interface_path(public_url),
             request_header_allowlist,
             auth,
             max_stream: self.max_stream_duration,

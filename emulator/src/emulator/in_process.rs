@@ -43,10 +43,9 @@ impl Emulator {
     /// # Errors
     /// A setting is invalid, or the agent's card is invalid.
     pub fn into_service(self, address: SocketAddr) -> Result<FrontService, EmulatorError> {
-        let public_url = self
-            .public_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{}/", a2a_server::graceful::reachable(address)));
+        let public_url = self.public_url.clone().unwrap_or_else(|| {
+            format!("http://{}/", a2a_server::host::graceful::reachable(address))
+        });
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));
         let journal = self

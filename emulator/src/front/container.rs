@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use a2a_core::card::CardError;
 use a2a_core::error::ErrorProfile;
-use a2a_server::engine::{Engine, EngineConfig};
-use a2a_server::http::{RouterOptions, router};
+use a2a_server::host::engine::{Engine, EngineConfig};
+use a2a_server::host::http::{RouterOptions, router};
 use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskBudget};
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -194,7 +194,7 @@ impl Backend {
                     Arc::clone(&engine),
                     RouterOptions {
                         max_body_bytes: *max_body_bytes,
-                        identity: Some(a2a_server::identity::Identity::AgentCore),
+                        identity: Some(a2a_server::host::identity::Identity::AgentCore),
                     },
                 );
                 Ok(Container::InProcess {

@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use a2a_core::card::Binding;
-use a2a_server::engine::Engine;
-use a2a_server::http::{CARD_PATH, CardUrl, RouterOptions, router};
+use a2a_server::host::engine::Engine;
+use a2a_server::host::http::{CARD_PATH, CardUrl, RouterOptions, router};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, StatusCode, Uri, header};
@@ -26,7 +26,7 @@ use lambda_http::request::RequestContext;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
-use a2a_server::identity::USER_ID_HEADER;
+use a2a_server::host::identity::USER_ID_HEADER;
 use a2a_server::owner::Owner;
 
 use crate::config::{Auth, Config};

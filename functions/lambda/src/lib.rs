@@ -63,7 +63,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use a2a_server::agent::IntoAgent;
-use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::host::engine::{Engine, EngineConfig};
 use a2a_server::layers::{Layers, RouterLayer};
 use a2a_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
 use a2a_server::push::target::TargetPolicy;

@@ -14,7 +14,7 @@ use a2a_core::model::{
 };
 use a2a_lambda::dynamo::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
-use a2a_server::engine::Engine;
+use a2a_server::host::engine::Engine;
 use a2a_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::engine_on;

@@ -15,7 +15,7 @@ use a2a_lambda::dynamo::{
     DynamoSettings, DynamoTaskStore, MAX_ATTEMPTS, OPERATION_ATTEMPT_TIMEOUT, OPERATION_TIMEOUT,
 };
 use a2a_server::agents::BuiltIn;
-use a2a_server::engine::Engine;
+use a2a_server::host::engine::Engine;
 use a2a_server::tasks::{StoreError, TaskStore};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;

@@ -18,7 +18,7 @@ use a2a_core::error::ErrorProfile;
 use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::BuiltIn;
-use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
+use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
 use a2a_server::tasks::TaskStore;
 use common::moto::{Calls, counting_client, create_table};
 use futures_util::StreamExt as _;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use a2a_core::model::{Message, Role, Task, TaskState, TaskStatus};
 use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
-use a2a_server::engine::Engine;
+use a2a_server::host::engine::Engine;
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{Lease, StoreError, TaskStore};
 use aws_sdk_dynamodb::types::AttributeValue;

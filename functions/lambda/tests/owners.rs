@@ -12,7 +12,7 @@ use a2a_core::card::AgentCard;
 use a2a_lambda::{App, Config};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::ConformanceAgent;
-use a2a_server::identity::USER_ID_HEADER;
+use a2a_server::host::identity::USER_ID_HEADER;
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;

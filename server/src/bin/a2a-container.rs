@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 
 use a2a_server::agents::BuiltIn;
-use a2a_server::graceful::shutdown_signal;
+use a2a_server::host::graceful::shutdown_signal;
 use a2a_server::serve::{Container, ContainerConfig, ServeError, init_logging};
 
 #[tokio::main]

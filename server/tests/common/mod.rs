@@ -11,7 +11,7 @@ use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::error::ErrorProfile;
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::engine::{Engine, EngineConfig};
+use a2a_server::host::engine::{Engine, EngineConfig};
 use a2a_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use futures_util::{Stream, StreamExt as _};
 use serde_json::Value;
@@ -166,12 +166,12 @@ where
 
 /// The JSON-RPC body of a refusal: a JSON reply, or a stream whose one event is the error
 /// (how a v0.3 stream refused once its request was found valid is answered).
-pub async fn refusal(reply: a2a_server::engine::Reply) -> Value {
+pub async fn refusal(reply: a2a_server::host::engine::Reply) -> Value {
     match reply {
-        a2a_server::engine::Reply::Json { body, .. } => {
+        a2a_server::host::engine::Reply::Json { body, .. } => {
             serde_json::from_slice(&body).expect("the refusal is JSON")
         }
-        a2a_server::engine::Reply::Stream(mut events) => {
+        a2a_server::host::engine::Reply::Stream(mut events) => {
             let read = read_rest(&mut events).await;
             let [event] = read.as_slice() else {
                 panic!("expected a stream of one error event, got {read:?}");

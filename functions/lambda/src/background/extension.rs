@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use a2a_server::engine::Engine;
+use a2a_server::host::engine::Engine;
 use lambda_extension::{LambdaEvent, NextEvent, RegisteredExtension};
 use tokio::time::{Instant, timeout_at};
 use tower::Service;

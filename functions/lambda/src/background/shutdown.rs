@@ -48,7 +48,7 @@
 
 use std::time::Duration;
 
-use a2a_server::engine::Engine;
+use a2a_server::host::engine::Engine;
 use tokio::time::{Instant, timeout_at};
 
 use super::Background;

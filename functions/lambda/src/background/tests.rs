@@ -9,7 +9,7 @@ use a2a_core::card::{AgentCard, SecurityMechanism, Skill};
 use a2a_core::error::ErrorProfile;
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply};
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use lambda_http::lambda_runtime::{Context, LambdaInvocation};

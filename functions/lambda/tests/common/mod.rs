@@ -8,7 +8,7 @@ use std::sync::Arc;
 use a2a_core::card::SecurityMechanism;
 use a2a_core::error::ErrorProfile;
 use a2a_server::agents::BuiltIn;
-use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply};
 use a2a_server::owner::Owner;
 use a2a_server::tasks::TaskStore;
 use serde_json::{Value, json};

@@ -179,18 +179,23 @@ pub(crate) fn read_after(cursor: Cursor) -> u64 {
     }
 }
 
-/// A task's status as the update that ends a stream.
+/// A task's status as the update that ends a stream, placed after `version`.
 pub(crate) fn final_status(task: &Task, version: u64) -> Sequenced {
     Sequenced {
-        event: StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task.id.clone(),
-            context_id: task.context_id.clone(),
-            status: task.status.clone(),
-            is_final: true,
-            metadata: None,
-        }),
+        event: final_update(task),
         at: Some(Cursor::after(version)),
     }
+}
+
+/// A task's status as the update that ends a stream.
+pub(crate) fn final_update(task: &Task) -> StreamEvent {
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        is_final: true,
+        metadata: None,
+    })
 }
 
 /// The events of `writes` past `cursor`, in order, each with its place.

@@ -176,17 +176,8 @@ pub(crate) async fn load(
             return Ok(Some(stored));
         }
         let task = Arc::new(task);
-        // Logged, so that a subscriber on another instance sees the end.
-        let ended = [super::follow::final_status(&task, stored.version).event];
-        match deps
-            .store
-            .put_logged(&task, &stored.owner, Some(stored.version), &ended, None)
-            .await
-        {
+        match super::at_rest::end(deps, &task, &stored.owner, stored.version).await {
             Ok(version) => {
-                if let Some(push) = &deps.push {
-                    push.notify(&task, version);
-                }
                 tracing::warn!(
                     task_id,
                     holder = &*lease.holder,

@@ -5,6 +5,7 @@
 //! [`CallContext`] and writes the [`Reply`] — JSON with a status, an SSE stream of JSON
 //! documents, or nothing (for a notification).
 
+mod at_rest;
 mod background;
 mod cursor;
 mod failure;
@@ -696,15 +697,17 @@ impl Engine {
     }
 
     /// Cancels a task: through its runner when it runs here, else by a conditional write
-    /// (retried when another writer, perhaps another instance, changed it meanwhile).
+    /// (retried when another writer, perhaps another instance, changed it meanwhile),
+    /// which the task's followers are told of ([`at_rest::end`]).
     async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
-        if let Some(live) = self.deps.registry.get(task_id) {
-            if live.state.lock().await.owner != call.owner {
-                return Err(task_not_found(task_id));
-            }
-            return live::cancel_live(&self.deps, &live, &call.request_id).await;
-        }
         for _ in 0..3 {
+            // Looked up on every try: the writer that won may be a runner started here.
+            if let Some(live) = self.deps.registry.get(task_id) {
+                if live.state.lock().await.owner != call.owner {
+                    return Err(task_not_found(task_id));
+                }
+                return live::cancel_live(&self.deps, &live, &call.request_id).await;
+            }
             let SharedStored {
                 task,
                 version,
@@ -720,20 +723,8 @@ impl Engine {
                 timestamp: Some(tasks::now_rfc3339()),
             };
             let task = Arc::new(task);
-            // Logged, so that a subscriber on another instance sees the end.
-            let canceled = [follow::final_status(&task, version).event];
-            match self
-                .deps
-                .store
-                .put_logged(&task, &owner, Some(version), &canceled, None)
-                .await
-            {
-                Ok(written) => {
-                    if let Some(push) = &self.deps.push {
-                        push.notify(&task, written);
-                    }
-                    return Ok(task);
-                }
+            match at_rest::end(&self.deps, &task, &owner, version).await {
+                Ok(_) => return Ok(task),
                 Err(StoreError::Conflict(_)) => continue,
                 Err(error) => return Err(internal(&error)),
             }

@@ -9,9 +9,11 @@
 
 use std::sync::Arc;
 
-use super::cursor::{Cursor, Sequenced};
-use super::follow;
-use super::live::RunnerDeps;
+use super::follow::{
+    self,
+    cursor::{Cursor, Sequenced},
+};
+use super::runner::RunnerDeps;
 use crate::owner::Owner;
 use crate::tasks::StoreError;
 use a2a_core::model::Task;

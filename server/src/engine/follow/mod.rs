@@ -1,6 +1,16 @@
 //! Following a task: the updates of a stream or a subscription, from this engine's own
 //! runner ([`Follower`]) or, for a task that may run on another instance, from the store's
 //! event log ([`LogFollower`]), each with its place in the task's history.
+//!
+//! - [`cursor`]: that place, and the SSE ids made of it;
+//! - [`topic`]: each follower's queue of a task's updates;
+//! - [`registry`]: the tasks running here, and the topic of every task someone follows;
+//! - `stream`: the SSE reply of a stream, its first events then a source's updates.
+
+pub(crate) mod cursor;
+pub(crate) mod registry;
+mod stream;
+pub(crate) mod topic;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -9,12 +19,13 @@ use std::time::Duration;
 use a2a_core::error::{Error, Refusal};
 use a2a_core::model::{StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 
-use super::cursor::{Cursor, Sequenced};
 use super::lease;
-use super::live::{RunnerDeps, Update};
-use super::topic::Follower;
+use super::runner::{RunnerDeps, Update};
 use crate::owner::Owner;
 use crate::tasks::{Logged, Since};
+use cursor::{Cursor, Sequenced};
+pub(crate) use stream::event_stream;
+use topic::Follower;
 
 /// How long a log follower waits before its first read.
 pub(crate) const FIRST_READ: Duration = Duration::from_millis(100);

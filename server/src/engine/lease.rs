@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::live::{self, LiveTask, RunnerDeps};
+use super::runner::{self, LiveTask, RunnerDeps};
 use crate::agent::AgentEvent;
 use crate::owner::Owner;
 use crate::tasks::{self, Lease, LeaseTerms, Leased, SharedStored, StoreError};
@@ -124,7 +124,7 @@ pub(crate) async fn renew(deps: &RunnerDeps, live: &LiveTask, request_id: &str) 
                     *stored = fresh;
                     if ended_elsewhere {
                         live.set_lease_written(None);
-                        live::adopt_ended(deps, live, &stored, request_id);
+                        runner::adopt_ended(deps, live, &stored, request_id);
                         return;
                     }
                 }
@@ -173,17 +173,16 @@ pub(crate) async fn load(
             return Ok(Some(stored));
         }
         let task = Arc::new(task);
-        // Logged, so that a subscriber on another instance sees the end.
-        let ended = [super::follow::final_status(&task, stored.version).event];
-        match deps
-            .store
-            .put_logged(&task, &stored.owner, Some(stored.version), &ended, None)
-            .await
-        {
+        // Boxed: only a task whose runner's lease expired gets here, and every read's
+        // future stays small.
+        let ended = Box::pin(super::at_rest::end(
+            deps,
+            &task,
+            &stored.owner,
+            stored.version,
+        ));
+        match ended.await {
             Ok(version) => {
-                if let Some(push) = &deps.push {
-                    push.notify(&task, version);
-                }
                 tracing::warn!(
                     task_id,
                     holder = &*lease.holder,

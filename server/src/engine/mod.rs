@@ -1,56 +1,63 @@
-//! The protocol engine: one JSON-RPC body in, one reply out, for every method of both
-//! versions.
+//! The protocol engine: one request in, one reply out, for every operation of both
+//! versions and both bindings.
 //!
-//! The engine knows nothing of HTTP: a host hands it the body and the request's
-//! [`CallContext`] and writes the [`Reply`] — JSON with a status, an SSE stream of JSON
-//! documents, or nothing (for a notification).
+//! The engine knows nothing of HTTP: a host hands it the body (JSON-RPC, [`Engine::handle`])
+//! or the operation and its params (HTTP+JSON, [`Engine::handle_operation`]) with the
+//! request's [`CallContext`], and writes the [`Reply`] — JSON with a status, an SSE stream
+//! of JSON documents, or nothing (for a notification).
+//!
+//! Where each thing lives:
+//!
+//! - here: the public types, and every method of [`Engine`] (its construction, the two
+//!   entry points, and what a host that freezes between requests needs: [`Engine::idle`],
+//!   [`Engine::fail_running`]);
+//! - `dispatch`: the one table from (version, operation) to the operation that serves it,
+//!   the rule for JSON-RPC requests without an id, the refusals sent inside the SSE stream,
+//!   and every choice of future size (what is boxed, and why);
+//! - `request`: `Request`, one request to one operation, as every
+//!   operation receives it;
+//! - `ops`: one file per operation (send, stream, get, list, cancel, subscribe, the push
+//!   configurations, the extended card), each reading its params, running and replying;
+//! - `runner`: the runner of a task, from the agent's first event to its last (the one
+//!   place the agent is called);
+//! - `follow`: following a task (its updates, from this engine or the store's log; the
+//!   registry of running tasks; the SSE reply of a stream);
+//! - `at_rest`: the writes of a task no runner holds (a cancel, a lease that expired);
+//! - `lease`, `media`, `respond`: the leases of running tasks on a shared store, the
+//!   media types a message may carry, and the serialization of replies.
 
-mod background;
-mod cursor;
-mod failure;
+mod at_rest;
+mod dispatch;
 mod follow;
-mod idless;
 mod lease;
-mod live;
 mod media;
-mod push_config;
-mod registry;
+mod ops;
+mod request;
 mod respond;
-mod subscribe;
-mod topic;
+mod runner;
 
-use std::borrow::Cow;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
 use futures_util::Stream;
-use futures_util::TryFutureExt as _;
-use futures_util::stream;
+use futures_util::future::join_all;
 use serde_json::value::RawValue;
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
 
-use crate::agent::{IntoAgent, RequestContext};
+use crate::agent::IntoAgent;
 use crate::health::Health;
 use crate::owner::Owner;
-use crate::tasks::{self, SharedStored, StoreError, TaskStore};
+use crate::tasks::TaskStore;
 use a2a_core::card::{self, AgentCard, CardError};
 use a2a_core::error::{Error, ErrorProfile, Refusal};
 use a2a_core::jsonrpc::{self, Id};
-use a2a_core::model::{
-    Message, Role, SendMessageParams, SendResult, StreamEvent, StreamKind, Task, TaskState,
-    TaskStatus,
-};
 use a2a_core::version::{self, Operation, ProtocolVersion};
-use a2a_core::wire::{v0_3, v1_0};
 
-use cursor::{Cursor, Sequenced};
-use failure::Failure;
-use follow::Source;
-use live::{LiveTask, RunnerDeps, Settled, Started};
-use registry::Registry;
+use dispatch::Failure;
+use follow::registry::Registry;
+use request::Request;
 pub use respond::Frame;
+use runner::RunnerDeps;
 
 /// A stream of JSON documents, each one JSON-RPC response: the body of an SSE reply.
 pub type EventStream = Pin<Box<dyn Stream<Item = StreamItem> + Send + 'static>>;
@@ -264,7 +271,7 @@ impl Engine {
 
     /// The reply for an error that happened outside a method (bad content type, say).
     pub fn refuse(&self, id: Id, error: &Error) -> Reply {
-        self.refuse_framed(&Frame::Rpc(id), error)
+        self.refuse_framed(&Frame::JsonRpc(id), error)
     }
 
     fn refuse_framed(&self, frame: &Frame, error: &Error) -> Reply {
@@ -292,16 +299,15 @@ impl Engine {
             })
             .map_or("", |(name, _, _)| *name);
         let started = std::time::Instant::now();
-        let outcome = self
-            .operate(
-                ProtocolVersion::V1_0,
-                operation,
-                method,
-                params,
-                &Frame::Bare,
-                call,
-            )
-            .await;
+        let request = Request {
+            version: ProtocolVersion::V1_0,
+            operation,
+            method,
+            params,
+            frame: &Frame::HttpJson,
+            call,
+        };
+        let outcome = dispatch::operate(self, request).await;
         let status = match &outcome {
             Ok(_) => StatusCode::OK,
             Err(error) => a2a_core::rest::status::row(error.refusal()).http_status,
@@ -323,7 +329,7 @@ impl Engine {
             if error.refusal() == Refusal::Internal {
                 tracing::error!(request_id = call.request_id, %error, "request failed");
             }
-            self.refuse_framed(&Frame::Bare, &error)
+            self.refuse_framed(&Frame::HttpJson, &error)
         })
     }
 
@@ -333,9 +339,9 @@ impl Engine {
             Ok(request) => request,
             Err(rejection) => return self.refuse(rejection.id, &rejection.error),
         };
-        let frame = Frame::Rpc(request.response_id());
+        let frame = Frame::JsonRpc(request.response_id());
         let started = std::time::Instant::now();
-        let outcome = self.dispatch(&request, &frame, call).await;
+        let outcome = dispatch::json_rpc(self, &request, &frame, call).await;
         let code = outcome
             .as_ref()
             .err()
@@ -356,7 +362,7 @@ impl Engine {
                     tracing::error!(request_id = call.request_id, %error, "request failed");
                 }
                 if in_stream {
-                    self.error_stream(&frame, &error)
+                    dispatch::error_stream(self.profile, &frame, &error)
                 } else {
                     self.refuse_framed(&frame, &error)
                 }
@@ -364,463 +370,43 @@ impl Engine {
         }
     }
 
-    async fn dispatch(
-        &self,
-        request: &jsonrpc::Request<'_>,
-        frame: &Frame,
-        call: &CallContext,
-    ) -> Result<Reply, Failure> {
-        let requested = version::negotiate(call.version_header.as_deref(), call.query.as_deref())?;
-        let (version, operation) = version::resolve_method(&request.method, requested)?;
-        if request.id.is_none() {
-            self.precheck(version, operation, &request.method, request.params)?;
-            return Err(idless::refusal(&request.method).into());
-        }
-        let in_stream = failure::in_stream(self.profile, version, operation);
-        if in_stream {
-            // The envelope's refusals come before the stream opens.
-            self.precheck(version, operation, &request.method, request.params)?;
-        }
-        self.operate(
-            version,
-            operation,
-            &request.method,
-            request.params,
-            frame,
-            call,
-        )
-        .await
-        .map_err(|error| Failure { error, in_stream })
-    }
-
-    /// Serves one operation in `version`, its reply framed by `frame`.
-    async fn operate(
-        &self,
-        version: ProtocolVersion,
-        operation: Operation,
-        method: &str,
-        params: Option<&RawValue>,
-        frame: &Frame,
-        call: &CallContext,
-    ) -> Result<Reply, Error> {
-        let id = frame;
-        let json = |body: Vec<u8>| Reply::Json {
-            status: StatusCode::OK,
-            body,
-        };
-        match operation {
-            Operation::Send => {
-                let params = parse_send(version, params)?;
-                self.send(version, id, params, call).await.map(json)
-            }
-            Operation::Stream => {
-                self.require_streaming(method)?;
-                let params = parse_send(version, params)?;
-                // Boxed, as cancel below: the largest futures of the rarer methods would
-                // otherwise size every request's future (a send's included).
-                Box::pin(self.stream(version, id, params, call)).await
-            }
-            Operation::GetTask => {
-                let params = match version {
-                    ProtocolVersion::V0_3 => v0_3::parse_get_task_params(params)?,
-                    ProtocolVersion::V1_0 => v1_0::parse_get_task_params(params)?,
-                };
-                let task = self.load(&params.id, &call.owner).await?;
-                let task = trimmed(&task, params.history_length);
-                Ok(json(respond::task(version, id, &task)))
-            }
-            Operation::ListTasks => {
-                // Every ListTasks field is optional, so params may be left out.
-                let params = match params {
-                    None => a2a_core::model::ListTasksParams::default(),
-                    Some(_) => v1_0::parse_list_tasks_params(params)?,
-                };
-                let page =
-                    self.deps.store.list(&params, &call.owner).await.map_err(
-                        |error| match error {
-                            StoreError::BadPageToken(token) => Error::invalid_params(format!(
-                                "params.pageToken: {token:?} is not a token this agent issued"
-                            )),
-                            other => internal(&other),
-                        },
-                    )?;
-                Ok(json(respond::list(id, &page)))
-            }
-            Operation::CancelTask => {
-                let params = parse_task_id(version, params)?;
-                let task = Box::pin(self.cancel(&params.id, call)).await?;
-                Ok(json(respond::task(version, id, &task)))
-            }
-            Operation::Subscribe => {
-                self.require_streaming(method)?;
-                let params = parse_task_id(version, params)?;
-                self.subscribe(version, id, &params.id, call).await
-            }
-            Operation::GetExtendedCard => Err(no_extended_card(method)),
-            Operation::SetPushConfig
-            | Operation::GetPushConfig
-            | Operation::ListPushConfigs
-            | Operation::DeletePushConfig => {
-                Box::pin(self.push_config(version, operation, method, params, id, call)).await
-            }
-            _ => Err(not_served(method)),
+    /// Waits until no task runs here and no push notification is on its way (at once when
+    /// none is).
+    ///
+    /// An AWS Lambda environment is frozen once it asks for its next event; the agent of a
+    /// non-blocking send would stall there. The Lambda host keeps it thawed until this
+    /// returns, and calls [`Engine::fail_running`] before its deadline.
+    pub async fn idle(&self) {
+        self.deps.health.idle().await;
+        if let Some(push) = &self.deps.push {
+            push.idle().await;
         }
     }
 
-    fn require_streaming(&self, method: &str) -> Result<(), Error> {
-        if self.card.capabilities.streaming {
-            Ok(())
-        } else {
-            Err(Error::new(
-                Refusal::UnsupportedOperation,
-                format!("{method}: this agent does not stream (capabilities.streaming is false)"),
-            ))
-        }
+    /// Whether a non-blocking send answers at once and leaves its agent running
+    /// ([`EngineConfig::background_work`]).
+    pub fn background_work(&self) -> bool {
+        self.background_work
     }
 
-    async fn load(&self, task_id: &str, owner: &Owner) -> Result<Arc<Task>, Error> {
-        self.load_stored(task_id, owner)
+    /// Fails every task still at work here (submitted or working) with `reason` as its
+    /// status message, saved to the store, and tells its agent to stop; how many it
+    /// failed. Tasks waiting for input, or already over, are left as they are.
+    /// `request_id` is the host's id of the request on whose behalf this happens, for
+    /// the log.
+    pub async fn fail_running(&self, request_id: &str, reason: &str) -> usize {
+        let live_tasks = self.deps.registry.live_tasks();
+        let failures = live_tasks.iter().map(|(task_id, live)| async move {
+            let failed = runner::fail_live(&self.deps, live, request_id, reason).await;
+            if failed {
+                tracing::warn!(request_id, task_id, reason, "running task failed");
+            }
+            failed
+        });
+        join_all(failures)
             .await
-            .map(|stored| stored.task)
+            .into_iter()
+            .filter(|failed| *failed)
+            .count()
     }
-
-    /// The stored task, when it is `owner`'s: another owner's task is not found, as one
-    /// that does not exist. A task at work whose runner's lease expired (its process is
-    /// gone) is failed first ([`lease`]).
-    async fn load_stored(&self, task_id: &str, owner: &Owner) -> Result<SharedStored, Error> {
-        let stored = lease::load(&self.deps, task_id, owner)
-            .await
-            .map_err(|error| internal(&error))?
-            .ok_or_else(|| task_not_found(task_id))?;
-        if let Some(push) = &self.deps.push
-            && self.deps.store.is_shared()
-            && self.deps.registry.get(task_id).is_none()
-        {
-            push.touch(&stored);
-        }
-        Ok(stored)
-    }
-
-    /// Checks the message and prepares the start (or continuation) of its task: what the
-    /// agent will be told, and the stored task it continues.
-    ///
-    /// The checks that need no waiting run before the future is made.
-    fn prepare<'a>(
-        &'a self,
-        message: Message,
-        call: &'a CallContext,
-    ) -> impl Future<Output = Result<(RequestContext, Option<SharedStored>), Error>> + Send + 'a
-    {
-        let checked = self.check_message(&message);
-        async move {
-            checked?;
-            let previous = match &message.task_id {
-                None => None,
-                // Boxed: only continuations wait here, and a new task's future stays small.
-                Some(task_id) => {
-                    Some(Box::pin(self.continuable(task_id, &message, &call.owner)).await?)
-                }
-            };
-            let task_id = previous
-                .as_ref()
-                .map_or_else(a2a_core::model::new_id, |stored| stored.task.id.clone());
-            let context_id = previous
-                .as_ref()
-                .map(|stored| stored.task.context_id.clone())
-                .or_else(|| message.context_id.clone())
-                .unwrap_or_else(a2a_core::model::new_id);
-            let context = RequestContext {
-                message,
-                task_id,
-                context_id,
-                previous: previous.as_ref().map(|stored| Arc::clone(&stored.task)),
-                session_id: call.session_id.clone(),
-                request_id: call.request_id.clone(),
-                owner: call.owner.clone(),
-                cancellation: CancellationToken::new(),
-                platform: call.platform.as_deref().cloned().unwrap_or_default(),
-            };
-            Ok((context, previous))
-        }
-    }
-
-    /// A client's message must have the user role and parts the agent accepts.
-    fn check_message(&self, message: &Message) -> Result<(), Error> {
-        if message.role != Role::User {
-            return Err(Error::invalid_params(
-                "params.message.role: a client's message must have the user role",
-            ));
-        }
-        media::check(&self.card, message)
-    }
-
-    /// The task a follow-up message continues, if the rules allow it.
-    ///
-    /// A task whose agent is still running but that already reached an interrupted state
-    /// (the agent asked for input and is returning) is continued from its live state.
-    async fn continuable(
-        &self,
-        task_id: &str,
-        message: &Message,
-        owner: &Owner,
-    ) -> Result<SharedStored, Error> {
-        let stored = match self.deps.registry.get(task_id) {
-            Some(live) => {
-                let stored = live.state.lock().await.clone();
-                if stored.owner != *owner {
-                    return Err(task_not_found(task_id));
-                }
-                if !stored.task.status.state.ends_stream() {
-                    return Err(Error::new(
-                        Refusal::UnsupportedOperation,
-                        format!(
-                            "task {task_id} is still working; wait for it to finish or cancel it"
-                        ),
-                    )
-                    .with_metadata("taskId", task_id));
-                }
-                stored
-            }
-            None => self.load_stored(task_id, owner).await?,
-        };
-        let task = &stored.task;
-        if let Some(context_id) = &message.context_id
-            && *context_id != task.context_id
-        {
-            return Err(Error::invalid_params(format!(
-                "params.message.contextId: {context_id:?} does not match the context \
-                 {:?} of task {task_id}",
-                task.context_id
-            )));
-        }
-        if task.status.state.is_terminal() {
-            return Err(Error::new(
-                Refusal::UnsupportedOperation,
-                format!(
-                    "task {task_id} is {} and takes no more messages; start a new task",
-                    task.status.state.v0_3_name()
-                ),
-            )
-            .with_metadata("taskId", task_id));
-        }
-        Ok(stored)
-    }
-
-    /// A blocking or non-blocking send: the task as the client asked to see it.
-    ///
-    /// The parameters are taken apart before the future is made, so that it holds only
-    /// what it waits with (an `async fn` would hold the parameters twice over).
-    fn send<'a>(
-        &'a self,
-        version: ProtocolVersion,
-        id: &'a Frame,
-        params: SendMessageParams,
-        call: &'a CallContext,
-    ) -> impl Future<Output = Result<Vec<u8>, Error>> + Send + 'a {
-        let configuration = params.configuration.unwrap_or_default();
-        let return_immediately = configuration.return_immediately && self.background_work;
-        let history_length = configuration.history_length;
-        let push = configuration.push_notification_config;
-        // Chained rather than awaited inside one block, which would keep the preparation's
-        // future twice (captured, and moved to be awaited).
-        self.prepare(params.message, call)
-            .and_then(move |prepared| self.attach_push(version, push, prepared))
-            .and_then(move |(context, previous)| {
-                let started = live::start(self.deps.clone(), context, previous, return_immediately);
-                async move {
-                    // Taken apart before waiting again, so the start's outcome is not kept.
-                    let (live, initial, settled) = match started.await {
-                        Started::Failed(error) => return Err(error),
-                        Started::Message(message) => {
-                            let result = SendResult::Message(message);
-                            return Ok(respond::send_result(version, id, &result));
-                        }
-                        Started::Task {
-                            live,
-                            initial,
-                            settled,
-                            ..
-                        } => (live, initial, settled),
-                    };
-                    let task = if return_immediately {
-                        initial
-                    } else {
-                        wait_for_rest(&live, settled).await?
-                    };
-                    let task = trimmed(&task, history_length);
-                    Ok(respond::send_task(version, id, &task))
-                }
-            })
-    }
-
-    async fn stream(
-        &self,
-        version: ProtocolVersion,
-        id: &Frame,
-        params: SendMessageParams,
-        call: &CallContext,
-    ) -> Result<Reply, Error> {
-        let push = params
-            .configuration
-            .and_then(|configuration| configuration.push_notification_config);
-        let prepared = self.prepare(params.message, call).await?;
-        let (context, previous) = self.attach_push(version, push, prepared).await?;
-        // Follow the task before it can change.
-        let updates = self.deps.registry.follow(&context.task_id);
-        let started = live::start(self.deps.clone(), context, previous, true).await;
-        match started {
-            Started::Failed(error) => Err(error),
-            Started::Message(message) => {
-                let json = respond::stream_event(version, id, &StreamEvent::Message(message));
-                Ok(Reply::Stream(Box::pin(stream::iter([StreamItem {
-                    id: None,
-                    json,
-                    error: false,
-                }]))))
-            }
-            Started::Task {
-                initial, opened_at, ..
-            } => {
-                let opening = Sequenced {
-                    event: StreamEvent::Task(Arc::unwrap_or_clone(initial)),
-                    at: Some(Cursor::at(opened_at, 0)),
-                };
-                Ok(self.event_stream(
-                    version,
-                    id.clone(),
-                    vec![opening],
-                    Source::Local(updates),
-                    StreamKind::Send,
-                ))
-            }
-        }
-    }
-
-    /// Cancels a task: through its runner when it runs here, else by a conditional write
-    /// (retried when another writer, perhaps another instance, changed it meanwhile).
-    async fn cancel(&self, task_id: &str, call: &CallContext) -> Result<Arc<Task>, Error> {
-        if let Some(live) = self.deps.registry.get(task_id) {
-            if live.state.lock().await.owner != call.owner {
-                return Err(task_not_found(task_id));
-            }
-            return live::cancel_live(&self.deps, &live, &call.request_id).await;
-        }
-        for _ in 0..3 {
-            let SharedStored {
-                task,
-                version,
-                owner,
-            } = self.load_stored(task_id, &call.owner).await?;
-            if task.status.state.is_terminal() {
-                return Err(live::not_cancelable(&task));
-            }
-            let mut task = Task::clone(&task);
-            task.status = TaskStatus {
-                state: TaskState::Canceled,
-                message: None,
-                timestamp: Some(tasks::now_rfc3339()),
-            };
-            let task = Arc::new(task);
-            // Logged, so that a subscriber on another instance sees the end.
-            let canceled = [follow::final_status(&task, version).event];
-            match self
-                .deps
-                .store
-                .put_logged(&task, &owner, Some(version), &canceled, None)
-                .await
-            {
-                Ok(written) => {
-                    if let Some(push) = &self.deps.push {
-                        push.notify(&task, written);
-                    }
-                    return Ok(task);
-                }
-                Err(StoreError::Conflict(_)) => continue,
-                Err(error) => return Err(internal(&error)),
-            }
-        }
-        Err(Error::new(
-            Refusal::Internal,
-            format!("task {task_id} kept changing; cancel it again"),
-        ))
-    }
-}
-
-/// Waits until the task ends or is interrupted; an agent failure is -32603.
-async fn wait_for_rest(
-    live: &LiveTask,
-    mut settled: watch::Receiver<Settled>,
-) -> Result<Arc<Task>, Error> {
-    let outcome = settled
-        .wait_for(|settled| *settled != Settled::Running)
-        .await
-        .map(|settled| settled.clone());
-    match outcome {
-        Ok(Settled::Failed(error)) => Err(error),
-        // Ended, or the runner is gone (it settles before it goes): the task as it is.
-        _ => Ok(Arc::clone(&live.state.lock().await.task)),
-    }
-}
-
-/// The task as a client asked to see it: its last `history_length` messages (`None`: all);
-/// a copy only when some are left out.
-fn trimmed(task: &Task, history_length: Option<u32>) -> Cow<'_, Task> {
-    match history_length {
-        Some(keep) if task.history.len() > keep as usize => {
-            Cow::Owned(tasks::view(task, history_length, true))
-        }
-        _ => Cow::Borrowed(task),
-    }
-}
-
-fn parse_send(
-    version: ProtocolVersion,
-    params: Option<&RawValue>,
-) -> Result<SendMessageParams, Error> {
-    match version {
-        ProtocolVersion::V0_3 => v0_3::parse_send_params(params),
-        ProtocolVersion::V1_0 => v1_0::parse_send_params(params),
-    }
-}
-
-fn parse_task_id(
-    version: ProtocolVersion,
-    params: Option<&RawValue>,
-) -> Result<a2a_core::model::TaskIdParams, Error> {
-    match version {
-        ProtocolVersion::V0_3 => v0_3::parse_task_id_params(params),
-        ProtocolVersion::V1_0 => v1_0::parse_task_id_params(params),
-    }
-}
-
-fn no_extended_card(method: &str) -> Error {
-    Error::new(
-        Refusal::UnsupportedOperation,
-        format!(
-            "{method}: this agent has no extended card (capabilities.extendedAgentCard is false)"
-        ),
-    )
-}
-
-fn not_served(method: &str) -> Error {
-    Error::new(
-        Refusal::UnsupportedOperation,
-        format!("{method}: this agent does not serve this method"),
-    )
-}
-
-fn task_not_found(task_id: &str) -> Error {
-    Error::new(
-        Refusal::TaskNotFound,
-        format!("no task with id {task_id:?}"),
-    )
-    .with_metadata("taskId", task_id)
-}
-
-fn internal(error: &StoreError) -> Error {
-    tracing::error!(%error, "task store failed");
-    Error::new(
-        Refusal::Internal,
-        "the task store is unavailable; retry later",
-    )
 }

@@ -13,10 +13,10 @@ use a2a_core::wire::{v0_3, v1_0};
 /// How a reply is framed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
-    /// A JSON-RPC response echoing the request's id.
-    Rpc(Id),
+    /// The JSON-RPC binding: a JSON-RPC response echoing the request's id.
+    JsonRpc(Id),
     /// The HTTP+JSON binding: the result itself, and errors as `google.rpc.Status`.
-    Bare,
+    HttpJson,
 }
 
 /// A success response, as bytes.
@@ -25,8 +25,8 @@ pub(crate) fn success<T: Serialize>(frame: &Frame, result: &T) -> Vec<u8> {
     // grow from 128 through three copies.
     let mut body = Vec::with_capacity(1024);
     let written = match frame {
-        Frame::Rpc(id) => serde_json::to_writer(&mut body, &SuccessResponse::new(id, result)),
-        Frame::Bare => serde_json::to_writer(&mut body, result),
+        Frame::JsonRpc(id) => serde_json::to_writer(&mut body, &SuccessResponse::new(id, result)),
+        Frame::HttpJson => serde_json::to_writer(&mut body, result),
     };
     match written {
         Ok(()) => body,
@@ -43,7 +43,7 @@ pub(crate) fn error_body(
     error: &Error,
     profile: ErrorProfile,
 ) -> (StatusCode, Vec<u8>) {
-    let Frame::Rpc(id) = frame else {
+    let Frame::JsonRpc(id) = frame else {
         return a2a_core::rest::status::to_bytes(error, None);
     };
     let (status, response) = ErrorResponse::from_error(id.clone(), error, profile);

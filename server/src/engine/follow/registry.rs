@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::live::{LiveTask, Update};
 use super::topic::{Follower, Topic};
+use crate::engine::runner::{LiveTask, Update};
 use crate::health::Health;
 
 /// The live tasks of one engine, and the update channel of every task someone follows.

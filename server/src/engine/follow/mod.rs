@@ -1,6 +1,16 @@
 //! Following a task: the updates of a stream or a subscription, from this engine's own
 //! runner ([`Follower`]) or, for a task that may run on another instance, from the store's
 //! event log ([`LogFollower`]), each with its place in the task's history.
+//!
+//! - [`cursor`]: that place, and the SSE ids made of it;
+//! - [`topic`]: each follower's queue of a task's updates;
+//! - [`registry`]: the tasks running here, and the topic of every task someone follows;
+//! - `stream`: the SSE reply of a stream, its first events then a source's updates.
+
+pub(crate) mod cursor;
+pub(crate) mod registry;
+mod stream;
+pub(crate) mod topic;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -9,12 +19,13 @@ use std::time::Duration;
 use a2a_core::error::{Error, Refusal};
 use a2a_core::model::{StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 
-use super::cursor::{Cursor, Sequenced};
 use super::lease;
-use super::live::{RunnerDeps, Update};
-use super::topic::Follower;
+use super::runner::{RunnerDeps, Update};
 use crate::owner::Owner;
 use crate::tasks::{Logged, Since};
+use cursor::{Cursor, Sequenced};
+pub(crate) use stream::event_stream;
+use topic::Follower;
 
 /// How long a log follower waits before its first read.
 pub(crate) const FIRST_READ: Duration = Duration::from_millis(100);
@@ -179,18 +190,23 @@ pub(crate) fn read_after(cursor: Cursor) -> u64 {
     }
 }
 
-/// A task's status as the update that ends a stream.
+/// A task's status as the update that ends a stream, placed after `version`.
 pub(crate) fn final_status(task: &Task, version: u64) -> Sequenced {
     Sequenced {
-        event: StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task.id.clone(),
-            context_id: task.context_id.clone(),
-            status: task.status.clone(),
-            is_final: true,
-            metadata: None,
-        }),
+        event: final_update(task),
         at: Some(Cursor::after(version)),
     }
+}
+
+/// A task's status as the update that ends a stream.
+pub(crate) fn final_update(task: &Task) -> StreamEvent {
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        is_final: true,
+        metadata: None,
+    })
 }
 
 /// The events of `writes` past `cursor`, in order, each with its place.

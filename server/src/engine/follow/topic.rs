@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::live::Update;
+use crate::engine::runner::Update;
 use a2a_core::error::{Error, Refusal};
 
 /// How many updates a follower may have waiting before it is cut off (its stream ends

@@ -246,7 +246,7 @@ impl Client {
         Self::builder(base).connect().await
     }
 
-    /// The card read when connecting (none when built with [`ClientBuilder::endpoint`]).
+    /// The card read when connecting (none when built with [`ClientBuilder::build`]).
     pub fn card(&self) -> Option<&FetchedCard> {
         self.card.as_ref()
     }

@@ -1,35 +1,28 @@
 //! # a2a-server
 //!
 //! Serve your own agent on A2A: implement [`Agent`], and a host does the protocol — both
-//! A2A versions, tasks, streams, the card, the error tables.
-//!
-//! - [`agent`]: the [`Agent`] trait and the [`EventSink`](agent::EventSink) it reports on.
-//! - [`engine`]: JSON-RPC in, the agent's events out as tasks and streams.
-//! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait and the in-memory store.
-//! - [`http`]: the one axum router every host serves (Lambda, container, emulator).
-//! - [`rest`]: the HTTP+JSON binding, served by that router beside JSON-RPC.
-//! - [`serve`](mod@serve): your agent as an AWS Bedrock AgentCore Runtime container.
-//! - [`graceful`]: the stop signal and the drain every host's server uses.
-//! - [`logging`]: the hosts' logs, written off the request path.
-//! - [`listen`]: serving connections with timeouts, a cap and a graceful shutdown.
-//! - [`agents`]: the built-in agents (echo, conformance).
-//! - [`platform`]: what the platform passed with a request (AgentCore's request id,
-//!   workload access token, user id, the allowlisted headers).
+//! A2A versions (0.3 and 1.0), JSON-RPC and HTTP+JSON, tasks, streams, the card, the
+//! error tables.
 //!
 //! ```no_run
-//! use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-//! use a2a_server::card::AgentCard;
+//! use a2a_server::card::{AgentCard, Skill};
+//! use a2a_server::{Agent, AgentError, EventSink, RequestContext};
 //!
 //! struct Shout;
 //!
 //! impl Agent for Shout {
 //!     fn card(&self) -> AgentCard {
 //!         AgentCard::new("Shout", "Answers in capitals.", "1.0.0")
+//!             .with_skill(Skill::new("shout", "Shout", "Upper-cases the input.", ["text"]))
 //!     }
 //!
 //!     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-//!         let text = context.message.joined_text().to_uppercase();
-//!         events.artifact(a2a_server::model::Artifact::text("answer", text)).await?;
+//!         let mut answer = events.artifact_writer("answer");
+//!         for word in context.message.joined_text().split_whitespace() {
+//!             answer.write(format!("{} ", word.to_uppercase())).await?;
+//!         }
+//!         answer.finish().await?;
+//!         events.complete().await?;
 //!         Ok(())
 //!     }
 //! }
@@ -39,6 +32,28 @@
 //!     a2a_server::serve(Shout).await
 //! }
 //! ```
+//!
+//! What you use:
+//!
+//! - [`Agent`]: the trait you implement; [`RequestContext`] is what it is told and
+//!   [`EventSink`] where it reports ([`complete`](EventSink::complete),
+//!   [`ask`](EventSink::ask), [`fail`](EventSink::fail),
+//!   [`artifact_writer`](EventSink::artifact_writer), [`StatusNote`] for a message and
+//!   task metadata).
+//! - Hosting: [`serve()`] runs the agent as an AWS Bedrock AgentCore Runtime container
+//!   (port 9000, `/ping`; [`serve::Container`] to configure it in code); [`router`] gives
+//!   its routes to nest in an axum app of your own. On AWS Lambda, `a2a_lambda::run` (crate
+//!   `a2a-lambda`) serves it as a function there and as a container elsewhere.
+//! - [`testing`]: run an agent alone in a test, collect its events, and check that it
+//!   stops when canceled.
+//! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait (a store of your own) and the
+//!   in-memory store; [`push`] the same for push notification configurations.
+//! - [`card`] and [`model`]: the agent card and the protocol's data, from `a2a-core`.
+//! - [`agents`]: the built-in agents (echo, conformance); [`owner`] and [`platform`]: who
+//!   calls, and what the platform passed; [`layers`]: tower layers around the routes.
+//!
+//! [`host`] holds what the Lambda host and the emulator build on (the engine, the router,
+//! connections, logging): an agent author needs none of it.
 
 pub mod agent;
 pub mod agents;

@@ -140,7 +140,7 @@ pub struct ContainerConfig {
     /// `A2A_LOG_FORMAT`: `text` (default) or `json`.
     pub log_format: LogFormat,
     /// `A2A_IDENTITY`: `agentcore` (default: callers as AgentCore names them) or `none`
-    /// (every caller anonymous); see [`crate::identity`].
+    /// (every caller anonymous); see [`crate::host::identity`].
     pub identity: Identity,
     /// `A2A_PUSH_NOTIFICATIONS`: `on` (default: the push methods are served and webhooks
     /// told) or `off` (they answer -32003 and the card says `pushNotifications: false`).
@@ -638,7 +638,7 @@ impl Running {
 }
 
 /// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`), off the request
-/// path ([`crate::logging`]); colours only on a terminal and without `NO_COLOR`. Leaves a
+/// path ([`crate::host::logging`]); colours only on a terminal and without `NO_COLOR`. Leaves a
 /// subscriber already installed in place. Hold the guard until the host returns.
 pub fn init_logging(format: LogFormat) -> crate::logging::LogGuard {
     crate::logging::Logging::new(format).init()

@@ -3,7 +3,7 @@
 //! API or REST stage), and the function's service to invoke with them ([`TestFunction`]).
 //!
 //! The events are parsed by the same `lambda_http` the function runs on (re-exported as
-//! [`lambda_http`](crate::testing::lambda_http)), so a test cannot drift from it.
+//! [`lambda_http`]), so a test cannot drift from it.
 //!
 //! ```
 //! use a2a_lambda::testing::{FunctionUrlEvent, TestFunction};

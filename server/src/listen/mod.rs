@@ -76,7 +76,7 @@ const FLUSH: Duration = Duration::from_secs(1);
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// Serves `service` on `listener` within `limits` until `stopped` says stop (or its sender
-/// is dropped), then shuts down gracefully (see the [module](self)); `gauges` counts the
+/// is dropped), then shuts down gracefully (see the module); `gauges` counts the
 /// connections meanwhile.
 ///
 /// # Errors

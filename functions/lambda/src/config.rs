@@ -105,7 +105,7 @@ pub struct PushSettings {
     /// `A2A_PUSH_NOTIFICATIONS`: `on` (default) or `off`. On, tasks may have webhook
     /// configurations and their status changes are POSTed to them — only where the
     /// background-work extension keeps the environment thawed for the deliveries
-    /// ([`crate::background`]); without it push is off, and the card says so.
+    /// (the internal extension `a2a-background`); without it push is off, and the card says so.
     pub enabled: bool,
     /// `A2A_PUSH_ALLOW_PRIVATE`: `false` (default) allows `https` webhooks on public
     /// addresses only ([`TargetPolicy::PublicHttps`]); `true` also plain `http` and every

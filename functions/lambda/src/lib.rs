@@ -48,12 +48,12 @@
 //!
 //! A non-blocking send finishes its task: an internal Lambda extension keeps the
 //! environment thawed after the answer until the agent is done, within the invocation's
-//! time, and billed for it ([`background`]). When the environment shuts down, the tasks
+//! time, and billed for it (past it, the task fails with [`OUT_OF_TIME`]). When the environment shuts down, the tasks
 //! still at work are failed in the store with a clear status message before the process
-//! exits, within Lambda's 500 ms ([`background::shutdown`]).
+//! exits, within Lambda's 500 ms (the status message is [`SHUT_DOWN`]).
 
 pub mod app;
-pub mod background;
+mod background;
 pub mod config;
 pub mod dynamo;
 pub mod logging;
@@ -71,6 +71,9 @@ use a2a_server::push::{InMemoryPushConfigs, Push, PushConfigStore};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
 
 pub use app::App;
+/// The status messages a task gets when the environment runs out of time or shuts down
+/// before its agent is done (to match on in a client or a test).
+pub use background::{OUT_OF_TIME, SHUT_DOWN};
 pub use config::Config;
 
 use background::{Background, Extension};
@@ -288,7 +291,7 @@ impl Lambda {
         Ok((engine, app, config))
     }
 
-    /// Initialises JSON logs, registers the background-work extension ([`background`]),
+    /// Initialises JSON logs, registers the background-work extension (`a2a-background`),
     /// builds the function and serves Lambda invocations until the runtime stops.
     ///
     /// Without the Extensions API, a warning is logged and non-blocking sends are served

@@ -41,14 +41,19 @@
 
 mod extension;
 mod invocations;
-pub mod shutdown;
+pub(crate) mod shutdown;
 
-pub use extension::{
-    Background, DEADLINE_MARGIN, EXTENSION_NAME, Extension, ExtensionError, Held, NEXT_EVENT_SLACK,
-    OUT_OF_TIME, REGISTER_TIMEOUT, deadline_instant,
-};
-pub use invocations::{Finishing, Invocations, TrackLayer, Tracked};
-pub use shutdown::{SHUT_DOWN, Settled, Signal};
+pub use extension::OUT_OF_TIME;
+pub(crate) use extension::{Background, Extension};
+#[cfg(test)]
+use extension::{DEADLINE_MARGIN, Held, NEXT_EVENT_SLACK};
+#[cfg(test)]
+use invocations::Invocations;
+pub(crate) use invocations::TrackLayer;
+pub use shutdown::SHUT_DOWN;
+#[cfg(test)]
+use shutdown::Settled;
+pub(crate) use shutdown::Signal;
 
 use lambda_http::lambda_runtime::{Runtime, layers::TracingLayer};
 

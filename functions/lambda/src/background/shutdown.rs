@@ -75,6 +75,12 @@ pub const SETTLE_WITHIN: Duration = Duration::from_millis(300);
 /// the last log line and the exit.
 pub const DRAIN_WITHIN: Duration = Duration::from_millis(450);
 
+// The steps fit in Lambda's budget, in order.
+const _: () = assert!(
+    SETTLE_WITHIN.as_millis() < DRAIN_WITHIN.as_millis()
+        && DRAIN_WITHIN.as_millis() < SHUTDOWN_BUDGET.as_millis()
+);
+
 /// What a shutdown settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settled {

@@ -10,11 +10,11 @@
 //! mirrors; the facts checked are the suite's, the code is ours.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::conformance::{
+use a2a_test_support::harness::conformance::{
     assert_a2a_error, conformance_emulator, is_terminal, post_raw, rpc_with_headers, tck_id,
     unique_id,
 };
-use a2a_integration_tests::{Emulator, Op, STEP_TIMEOUT, Value, Version, eventually, json};
+use a2a_test_support::harness::{Emulator, Op, STEP_TIMEOUT, Value, Version, eventually, json};
 
 const V: Version = Version::V0_3;
 

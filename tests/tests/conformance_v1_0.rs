@@ -9,11 +9,11 @@
 //! checked are the suite's, the code is ours.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::conformance::{
+use a2a_test_support::harness::conformance::{
     assert_a2a_error, conformance_emulator, event_state, is_iso8601_utc, is_terminal, post_raw,
     rpc_with_headers, snake_case_keys, tck_id, unique_id, values_of,
 };
-use a2a_integration_tests::{
+use a2a_test_support::harness::{
     Emulator, Op, STEP_TIMEOUT, SseStream, Value, Version, eventually, json,
 };
 
@@ -1034,7 +1034,7 @@ async fn streaming_message_events_are_well_formed_and_ordered() {
         )
         .await;
     assert!(
-        a2a_integration_tests::header(&stream.headers, "content-type")
+        a2a_test_support::harness::header(&stream.headers, "content-type")
             .is_some_and(|value| value.starts_with("text/event-stream"))
     );
     let first = stream.next_result().await;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::{
+use a2a_test_support::harness::{
     Emulator, Op, Value, Version, eventually, header, json, redact, spec_error,
 };
 

@@ -369,7 +369,7 @@ async fn sinks_need_no_session_header_and_no_auth() {
 
 #[tokio::test]
 async fn the_binary_serves_the_sinks_too_with_jwt_auth_on() {
-    let emulator = a2a_integration_tests::Emulator::builder()
+    let emulator = a2a_test_support::harness::Emulator::builder()
         .args(["--auth", "jwt"])
         .process()
         .start();

@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime};
 
 use a2a_client::{Auth, Client, text_params};
 use a2a_emulator::{TestIssuer, TokenRequest};
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, Reply, SESSION_HEADER, invocations, rpc, send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, Value, json};
+use a2a_test_support::harness::{Emulator, Value, json};
 use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
 use aws_sigv4::sign::v4;
@@ -505,7 +505,7 @@ async fn a_jwks_file_names_the_trusted_keys() {
 async fn the_binarys_token_passes_its_jwt_auth() {
     let dir = TempDir::new("binary");
     let state = dir.0.to_string_lossy().into_owned();
-    let binary = a2a_integration_tests::binary("a2a-emulator", "a2a-emulator");
+    let binary = a2a_test_support::harness::binary("a2a-emulator", "a2a-emulator");
     let output = std::process::Command::new(&binary)
         .args([
             "token",

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, INTERNAL, NOT_FOUND, RUNTIME_ERROR, Reply, Row, SESSION_BUSY, SESSION_HEADER,
     THROTTLED, VALIDATION, invocations, invoke, rpc, send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, Value, eventually, json, spec_error};
+use a2a_test_support::harness::{Emulator, Value, eventually, json, spec_error};
 use futures_util::future::join_all;
 
 #[tokio::test]

@@ -7,10 +7,10 @@
 
 use a2a_client::{Client, Error, ProtocolVersion};
 use a2a_emulator::Emulator;
-use a2a_integration_tests::front::{ARN, REQUEST_ID_HEADER, SESSION_HEADER, session_id};
-use a2a_integration_tests::{Value, emulator_command, header, json};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::card::{AgentCard, Skill};
+use a2a_test_support::harness::front::{ARN, REQUEST_ID_HEADER, SESSION_HEADER, session_id};
+use a2a_test_support::harness::{Value, emulator_command, header, json};
 
 const USER_ID_HEADER: &str = "X-Amzn-Bedrock-AgentCore-Runtime-User-Id";
 const TOKEN_PREFIX: &str = "a2a-emulator-workload-token-";
@@ -219,7 +219,7 @@ async fn the_binary_refuses_an_allowlist_against_the_rules() {
 /// one info line per session for a protocol header the allowlist lacks, and no token.
 #[tokio::test]
 async fn drops_are_logged_by_name_once_per_session_and_no_value_is() {
-    let mut emulator = a2a_integration_tests::Emulator::builder()
+    let mut emulator = a2a_test_support::harness::Emulator::builder()
         .args(["--request-header-allowlist", ""])
         .env("RUST_LOG", "debug")
         .process()
@@ -242,7 +242,7 @@ async fn drops_are_logged_by_name_once_per_session_and_no_value_is() {
             .await;
         assert_eq!(response.status().as_u16(), 200);
     }
-    let logs = a2a_integration_tests::eventually(
+    let logs = a2a_test_support::harness::eventually(
         "the drop lines",
         std::time::Duration::from_secs(10),
         || {

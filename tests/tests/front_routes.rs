@@ -4,11 +4,11 @@
 //! pinning, and `--help`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, NOT_FOUND, OTHER_ARN, SESSION_HEADER, encode, invocations, rpc, send_params,
     session_id,
 };
-use a2a_integration_tests::{Emulator, Value, json};
+use a2a_test_support::harness::{Emulator, Value, json};
 
 /// The echo agent's answer to `message/send` with `text`: a completed task echoing it.
 fn assert_echoed(result: &Value, text: &str) {
@@ -205,7 +205,7 @@ fn an_invalid_runtime_arn_stops_the_binary_with_a_clear_message() {
 
 #[test]
 fn help_documents_every_flag_with_its_agentcore_meaning() {
-    let output = a2a_integration_tests::emulator_command()
+    let output = a2a_test_support::harness::emulator_command()
         .arg("--help")
         .output()
         .expect("--help runs");

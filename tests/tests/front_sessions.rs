@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, NOT_FOUND, SESSION_BUSY, SESSION_HEADER, VALIDATION, create_task, get_task,
     invocations, invoke, send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, Value, eventually, header, json};
+use a2a_test_support::harness::{Emulator, Value, eventually, header, json};
 
 const TASK_NOT_FOUND: i64 = -32001;
 
@@ -128,7 +128,7 @@ async fn the_session_and_a_fresh_request_id_are_on_every_response() {
     let session = session_id("every");
     let headers = [(SESSION_HEADER, session.as_str())];
     let mut request_ids = Vec::new();
-    let mut check = |what: &str, headers: &a2a_integration_tests::HeaderMap| {
+    let mut check = |what: &str, headers: &a2a_test_support::harness::HeaderMap| {
         assert_eq!(
             header(headers, SESSION_HEADER),
             Some(session.as_str()),

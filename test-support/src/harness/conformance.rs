@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{Emulator, HeaderMap, STEP_TIMEOUT, Value, Version, header};
+use super::{Emulator, HeaderMap, STEP_TIMEOUT, Value, Version, header};
 
 /// `TCK_STREAMING_TIMEOUT` for emulators that run `test-resubscribe-message-id` tasks: the
 /// task then works for twice this many seconds, short enough to keep the suite fast.
@@ -320,7 +320,7 @@ pub fn is_iso8601_utc(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json;
+    use serde_json::json;
 
     #[test]
     fn tck_ids_keep_the_prefix_and_differ() {

@@ -4,6 +4,7 @@
 //!   `data`, and a body's events as JSON.
 //! - [`values`]: checks of generated values (UUIDs, timestamps).
 //! - [`moto`]: moto's DynamoDB-compatible server, started once per test process.
+//! - [`TempDir`]: a scratch directory, removed on drop.
 //! - `agents` (feature `server`): the tests' own agents (`Ticker`, `Gated`, …).
 //! - `conns` (feature `server`): HTTP/1.1 by hand over raw sockets.
 //! - `lambda` (feature `server`): what the Lambda function's tests expect of the echo agent.
@@ -28,4 +29,7 @@ pub mod harness;
 pub mod lambda;
 pub mod moto;
 pub mod sse;
+mod temp_dir;
 pub mod values;
+
+pub use temp_dir::TempDir;

@@ -231,6 +231,17 @@ pub async fn invoke(
     call_at(emulator, &invocations(ARN), session, method, params).await
 }
 
+/// `POST` `body` on the invocation path of [`ARN`] in `session`, with `Authorization:
+/// Bearer {token}`.
+pub async fn post_bearer(emulator: &Emulator, token: &str, session: &str, body: Vec<u8>) -> Reply {
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("authorization", bearer.as_str()),
+        (SESSION_HEADER, session),
+    ];
+    post(emulator, &invocations(ARN), &headers, body).await
+}
+
 /// v0.3 `message/send` params with one text part.
 pub fn send_params(message_id: &str, text: &str) -> Value {
     json!({"message": {

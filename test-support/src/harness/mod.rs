@@ -8,8 +8,9 @@
 //!   where it listens and killing it on drop. Its methods speak HTTP to it:
 //!   JSON-RPC calls in either protocol [`Version`], SSE streams ([`SseStream`], read with
 //!   [`crate::sse`]), the agent card and `/ping`.
-//! - [`front`]: AgentCore's paths, headers and exact error bodies; [`conformance`]: what
-//!   the conformance suites check; [`cli`]: the real `a2a` CLI.
+//! - [`front`]: AgentCore's paths, headers and exact error bodies; [`streams`]: the events
+//!   a stream sends; [`conformance`]: what the conformance suites check; [`cli`]: the real
+//!   `a2a` CLI.
 //!
 //! Every wait is bounded: a test that would hang fails with what it was waiting for.
 
@@ -34,6 +35,7 @@ pub use crate::values::is_uuid;
 pub mod cli;
 pub mod conformance;
 pub mod front;
+pub mod streams;
 
 /// How long the emulator may take to print its listening line.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);

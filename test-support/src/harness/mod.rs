@@ -276,6 +276,23 @@ impl Version {
         json!({"message": self.user_message(message_id, text), "configuration": configuration})
     }
 
+    /// A role's wire name: `agent` → `ROLE_AGENT` in v1.0.
+    pub fn role(self, role: &str) -> String {
+        match self {
+            Self::V0_3 => role.to_owned(),
+            Self::V1_0 => format!("ROLE_{}", role.to_uppercase()),
+        }
+    }
+
+    /// The `A2A-Version` header a request of this version carries, as a header pair (none
+    /// for v0.3).
+    pub fn headers(self) -> Vec<(&'static str, &'static str)> {
+        self.header()
+            .map(|value| ("A2A-Version", value))
+            .into_iter()
+            .collect()
+    }
+
     /// A state's wire name: `input-required` → `TASK_STATE_INPUT_REQUIRED` in v1.0.
     pub fn state(self, state: &str) -> String {
         match self {
@@ -1068,11 +1085,13 @@ mod tests {
     }
 
     #[test]
-    fn state_names_per_version() {
+    fn state_and_role_names_per_version() {
         assert_eq!(Version::V0_3.state("input-required"), "input-required");
         assert_eq!(
             Version::V1_0.state("input-required"),
             "TASK_STATE_INPUT_REQUIRED"
         );
+        assert_eq!(Version::V0_3.role("agent"), "agent");
+        assert_eq!(Version::V1_0.role("user"), "ROLE_USER");
     }
 }

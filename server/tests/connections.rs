@@ -4,13 +4,12 @@
 //! `a2a_server::host::listen` says, and each releasing its stream and its socket (the gauges).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod conns;
-
 use std::time::{Duration, Instant};
 
 use a2a_server::serve::{Container, ContainerConfig, Running};
-use conns::{
-    Behaving, End, eventually, post, read_answer, read_head, read_to_end, released, rpc, send,
+use a2a_test_support::agents::Behaving;
+use a2a_test_support::conns::{
+    End, eventually, post, read_answer, read_head, read_to_end, released, rpc, send,
 };
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;

@@ -9,60 +9,28 @@ mod common;
 
 use std::sync::Arc;
 
-use a2a_server::agent::AgentEvent;
-use a2a_server::model::Artifact;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::host::engine::{CallContext, Engine, Reply, StreamItem};
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{
     InMemoryTaskStore, Lease, SharedStored, Since, StoreError, Stored, TaskStore,
 };
+use a2a_test_support::agents::Ticker;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-
-/// Works, then sends `CHUNKS` chunks of one artifact `GAP` apart, then completes.
-struct Ticker;
 
 const CHUNKS: usize = 5;
 const GAP: Duration = Duration::from_millis(120);
 
-impl Agent for Ticker {
-    fn card(&self) -> AgentCard {
-        let mut card = AgentCard::new("Ticker", "Ticks.", "1.0.0").with_skill(Skill::new(
-            "tick",
-            "Tick",
-            "Ticks.",
-            ["test"],
-        ));
-        card.capabilities = Capabilities {
-            streaming: true,
-            ..Capabilities::default()
-        };
-        card
-    }
-
-    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working().await?;
-        for index in 0..CHUNKS {
-            tokio::time::sleep(GAP).await;
-            // Each tick goes out as it is made (a writer would hold it until the next).
-            events
-                .send(AgentEvent::Artifact {
-                    artifact: Artifact::text("ticks", format!("tick {index} ")),
-                    append: index > 0,
-                    last_chunk: index + 1 == CHUNKS,
-                })
-                .await?;
-        }
-        events.complete_with("done").await?;
-        Ok(())
-    }
-}
+/// Works, then sends `CHUNKS` chunks of one artifact `GAP` apart, then completes.
+const TICKER: Ticker = Ticker {
+    chunks: CHUNKS,
+    gap: GAP,
+    done: Some("done"),
+};
 
 /// An in-memory store that says other processes write it too (as a DynamoDB table shared
 /// by instances), and counts its reads of a task's log.
@@ -211,8 +179,8 @@ fn expected_updates() -> Vec<String> {
 #[tokio::test]
 async fn a_subscription_on_another_instance_sees_every_event_in_order() {
     let store = Arc::new(Shared::default());
-    let a = common::engine(Arc::new(Ticker), Arc::clone(&store) as Arc<dyn TaskStore>);
-    let b = common::engine(Arc::new(Ticker), Arc::clone(&store) as Arc<dyn TaskStore>);
+    let a = common::engine(Arc::new(TICKER), Arc::clone(&store) as Arc<dyn TaskStore>);
+    let b = common::engine(Arc::new(TICKER), Arc::clone(&store) as Arc<dyn TaskStore>);
 
     let sent = json(&a, send("go", false)).await;
     let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
@@ -271,7 +239,7 @@ async fn a_cut_stream_resumes_after_its_last_event_without_a_gap_or_a_repeat() {
         } else {
             Arc::new(InMemoryTaskStore::new())
         };
-        let engine = common::engine(Arc::new(Ticker), Arc::clone(&store));
+        let engine = common::engine(Arc::new(TICKER), Arc::clone(&store));
         let reply = engine
             .handle(
                 send("go", true).to_string().as_bytes(),
@@ -312,7 +280,7 @@ async fn a_cut_stream_resumes_after_its_last_event_without_a_gap_or_a_repeat() {
 
 #[tokio::test]
 async fn a_finished_task_resumes_with_what_was_missed_then_ends() {
-    let engine = common::engine(Arc::new(Ticker), Arc::new(InMemoryTaskStore::new()));
+    let engine = common::engine(Arc::new(TICKER), Arc::new(InMemoryTaskStore::new()));
     let full = items(
         engine
             .handle(
@@ -355,7 +323,7 @@ async fn a_finished_task_resumes_with_what_was_missed_then_ends() {
 
 #[tokio::test]
 async fn an_id_of_another_task_or_not_ours_is_no_resume() {
-    let engine = common::engine(Arc::new(Ticker), Arc::new(InMemoryTaskStore::new()));
+    let engine = common::engine(Arc::new(TICKER), Arc::new(InMemoryTaskStore::new()));
     for last in ["other-task:3", "garbage", "{task}:x", "{task}:1.x"] {
         let sent = json(&engine, send("go", false)).await;
         let task_id = sent["result"]["task"]["id"].as_str().unwrap().to_owned();

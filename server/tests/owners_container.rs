@@ -7,11 +7,9 @@
 
 use std::collections::HashMap;
 
-use a2a_core::card::AgentCard;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::agents::ConformanceAgent;
 use a2a_server::host::identity::USER_ID_HEADER;
 use a2a_server::serve::{Container, ContainerConfig};
+use a2a_test_support::agents::SaysWhoCalls;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, StatusCode, header};
@@ -21,21 +19,6 @@ use base64::Engine as _;
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
-
-/// Asks for input, saying who it was told calls (the task stays open, so cancelable).
-struct SaysWhoCalls;
-
-impl Agent for SaysWhoCalls {
-    fn card(&self) -> AgentCard {
-        ConformanceAgent::default().card()
-    }
-
-    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        let text = context.owner.to_string();
-        events.ask(&text).await?;
-        Ok(())
-    }
-}
 
 /// Puts the user id header the router was given (or `none`) on the response.
 async fn show_user_id(request: axum::extract::Request, next: Next) -> Response {

@@ -15,6 +15,8 @@ use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
 use a2a_server::push::target::TargetPolicy;
 use a2a_server::push::{InMemoryPushConfigs, Push};
 use a2a_server::tasks::InMemoryTaskStore;
+use a2a_test_support::agents::Gated;
+use a2a_test_support::sse;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
@@ -76,20 +78,13 @@ impl Answer {
 
     /// The (event name, JSON) of each SSE frame, in order.
     fn events(&self) -> Vec<(Option<String>, Value)> {
-        self.body
-            .split("\n\n")
-            .filter(|frame| frame.lines().any(|line| line.starts_with("data:")))
-            .map(|frame| {
-                let name = frame
-                    .lines()
-                    .find_map(|line| line.strip_prefix("event: "))
-                    .map(str::to_owned);
-                let data: Vec<&str> = frame
-                    .lines()
-                    .filter_map(|line| line.strip_prefix("data: "))
-                    .collect();
-                assert_eq!(data.len(), 1, "one data line an event: {frame}");
-                (name, serde_json::from_str(data[0]).expect("event is JSON"))
+        sse::events(&self.body)
+            .into_iter()
+            .filter(|event| event.data.is_some())
+            .map(|event| {
+                let data = event.lines.iter().filter(|line| line.starts_with("data:"));
+                assert_eq!(data.count(), 1, "one data line an event: {:?}", event.lines);
+                (event.event.clone(), event.json())
             })
             .collect()
     }
@@ -606,34 +601,6 @@ async fn the_card_lists_http_json_after_json_rpc_and_only_when_served() {
     .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(answer.json()["error"]["code"], -32601);
-}
-
-/// Works, then waits for the gate before it answers and completes.
-struct Gated(Arc<tokio::sync::Notify>);
-
-impl a2a_server::agent::Agent for Gated {
-    fn card(&self) -> a2a_core::card::AgentCard {
-        let mut card =
-            a2a_core::card::AgentCard::new("Gated", "Completes when told.", "1.0.0").with_skill(
-                a2a_core::card::Skill::new("gate", "Gate", "Waits.", ["test"]),
-            );
-        card.capabilities.streaming = true;
-        card
-    }
-
-    async fn execute(
-        &self,
-        _: a2a_server::agent::RequestContext,
-        events: a2a_server::agent::EventSink,
-    ) -> Result<(), a2a_server::agent::AgentError> {
-        events.working().await?;
-        self.0.notified().await;
-        events
-            .artifact(a2a_server::model::Artifact::text("out", "late"))
-            .await?;
-        events.complete().await?;
-        Ok(())
-    }
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::{Engine, EngineConfig};
 use a2a_server::host::http::{RouterOptions, router};
 use a2a_server::tasks::InMemoryTaskStore;
+use a2a_test_support::sse;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -64,11 +65,7 @@ impl Answer {
 
     /// The JSON documents of an SSE body, in order.
     fn events(&self) -> Vec<Value> {
-        self.body
-            .split("\n\n")
-            .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
-            .map(|data| serde_json::from_str(data).expect("event is JSON"))
-            .collect()
+        sse::json(&self.body)
     }
 }
 
@@ -333,13 +330,10 @@ async fn a_v0_3_stream_refused_after_its_params_is_one_error_event_v1_0_plain_js
         "text/event-stream"
     );
     let text = answer.body.clone();
-    let events: Vec<&str> = text
-        .split("\n\n")
-        .filter(|event| !event.trim().is_empty())
-        .collect();
+    let events = sse::events(&text);
     assert_eq!(events.len(), 1, "{text}");
-    let data = events[0].strip_prefix("data: ").unwrap();
-    let event: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(events[0].lines.len(), 1, "one data line: {text}");
+    let event: Value = events[0].json();
     assert_eq!(event["id"], "r-1");
     assert_eq!(event["error"]["code"], -32001, "{event}");
     // Invalid params are refused before the stream: plain JSON.

@@ -9,7 +9,7 @@ mod common;
 
 use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
-use common::Gated;
+use a2a_test_support::agents::Gated;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

@@ -3,12 +3,13 @@
 //! JSON-RPC error, and streams end cleanly (the chunked body terminated, not a reset).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod conns;
-
 use std::time::{Duration, Instant};
 
 use a2a_server::serve::Container;
-use conns::{Behaving, End, eventually, post, read_answer, read_head, read_to_end, rpc, send};
+use a2a_test_support::agents::Behaving;
+use a2a_test_support::conns::{
+    End, eventually, post, read_answer, read_head, read_to_end, rpc, send,
+};
 use serde_json::json;
 
 fn container(grace: Duration) -> Container {

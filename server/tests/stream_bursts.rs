@@ -13,7 +13,7 @@ use a2a_core::card::AgentCard;
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::host::engine::{CallContext, Engine, Reply};
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
-use common::Gated;
+use a2a_test_support::agents::Gated;
 use futures_util::StreamExt as _;
 use futures_util::stream::BoxStream;
 use serde_json::{Value, json};

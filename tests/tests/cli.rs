@@ -3,9 +3,9 @@
 //! list, cancel, resubscribe, sessions, and the platform's injected throttling and
 //! busy-session refusals survived through retries; exit codes as documented.
 
-use a2a_integration_tests::cli::run;
-use a2a_integration_tests::front::{invocations, session_id};
-use a2a_integration_tests::{Emulator, Value};
+use a2a_test_support::harness::cli::run;
+use a2a_test_support::harness::front::{invocations, session_id};
+use a2a_test_support::harness::{Emulator, Value};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/cli_test-Ab12Cd34Ef";
 

@@ -4,9 +4,9 @@
 //! a token from the emulator's issuer passes with `--bearer`.
 
 use a2a_emulator::{TestIssuer, TokenRequest};
-use a2a_integration_tests::Emulator;
-use a2a_integration_tests::cli::a2a;
-use a2a_integration_tests::front::{encode, invocations};
+use a2a_test_support::harness::Emulator;
+use a2a_test_support::harness::cli::a2a;
+use a2a_test_support::harness::front::{encode, invocations};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/cli_auth-Ab12Cd34Ef";
 

@@ -5,8 +5,8 @@
 //! it has no push notifications, the refusal before any request and, without the card,
 //! the agent's -32003.
 
-use a2a_integration_tests::cli::{Run, run};
-use a2a_integration_tests::{Emulator, Value, json};
+use a2a_test_support::harness::cli::{Run, run};
+use a2a_test_support::harness::{Emulator, Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 

@@ -6,10 +6,10 @@
 //! The send/get/cancel runs use a container serving HTTP+JSON only, whose router has no
 //! JSON-RPC route: an answer there could only have come over REST.
 
-use a2a_integration_tests::Value;
-use a2a_integration_tests::cli::{Run, run};
 use a2a_server::agents::BuiltIn;
 use a2a_server::serve::{Container, ContainerConfig, Running};
+use a2a_test_support::harness::Value;
+use a2a_test_support::harness::cli::{Run, run};
 
 /// A conformance agent's container on 127.0.0.1, a free port, serving `bindings`.
 async fn container(bindings: &str) -> Running {

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use a2a_client::{Client, Error, RetryPolicy};
-use a2a_integration_tests::cli::run as a2a;
-use a2a_integration_tests::front::{encode, invocations, session_id};
-use a2a_integration_tests::{Emulator, Value};
+use a2a_test_support::harness::cli::run as a2a;
+use a2a_test_support::harness::front::{encode, invocations, session_id};
+use a2a_test_support::harness::{Emulator, Value};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-west-2:123456789012:runtime/stop_cli-Ab12Cd34Ef";
 

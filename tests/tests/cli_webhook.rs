@@ -6,7 +6,7 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::{STEP_TIMEOUT, Value, binary, json};
+use a2a_test_support::harness::{STEP_TIMEOUT, Value, binary, json};
 
 /// A running `a2a webhook listen`, and the URL it printed.
 struct Listener {
@@ -221,7 +221,7 @@ async fn a_wrong_or_missing_token_is_refused_with_401() {
 fn a_port_in_use_is_a_usage_error() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let run = a2a_integration_tests::cli::run(&["webhook", "listen", "--port", &port]);
+    let run = a2a_test_support::harness::cli::run(&["webhook", "listen", "--port", &port]);
     run.expect_code(2);
     assert!(
         run.stderr.starts_with(&format!(

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use a2a_client::model::{PartContent, SendResult, StreamEvent, TaskState};
 use a2a_client::{Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, text_params};
-use a2a_integration_tests::Emulator;
-use a2a_integration_tests::front::{invocations, session_id};
+use a2a_test_support::harness::Emulator;
+use a2a_test_support::harness::front::{invocations, session_id};
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/library-Zz98Yy76Xx";
 

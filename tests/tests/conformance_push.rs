@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::conformance::{conformance_emulator, tck_id, unique_id};
-use a2a_integration_tests::{Emulator, Op, Value, Version, eventually, json};
+use a2a_test_support::harness::conformance::{conformance_emulator, tck_id, unique_id};
+use a2a_test_support::harness::{Emulator, Op, Value, Version, eventually, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 

@@ -1,5 +1,6 @@
-//! The A2A v1.0 conformance suite's MUST requirements, against the real emulator serving
-//! the `conformance` agent over the JSON-RPC binding.
+//! The A2A v1.0 conformance suite's MUST requirements that only v1.0 has, against the real
+//! emulator serving the `conformance` agent over the JSON-RPC binding (the cases both
+//! versions share, run in each: `conformance.rs`).
 //!
 //! Mirrors the requirement ids of the public TCK (a2aproject/a2a-tck, `tck/requirements/`:
 //! CARD-*, CORE-*, STREAM-*, VER-*, JSONRPC-*, DM-*) and the scenarios its
@@ -9,95 +10,25 @@
 //! checked are the suite's, the code is ours.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::conformance::{
-    assert_a2a_error, conformance_emulator, event_state, is_iso8601_utc, is_terminal, post_raw,
-    rpc_with_headers, snake_case_keys, tck_id, unique_id, values_of,
+use a2a_test_support::harness::conformance::{
+    assert_a2a_error, conformance_emulator, event_state, follow_up, history_len, is_iso8601_utc,
+    is_terminal, new_task, post_raw, request, rest_results, rpc_with_headers, send,
+    snake_case_keys, stream_kind, task_id, tck_id, unique_id, values_of,
 };
-use a2a_integration_tests::{
+use a2a_test_support::harness::{
     Emulator, Op, STEP_TIMEOUT, SseStream, Value, Version, eventually, json,
 };
 
 const V: Version = Version::V1_0;
 const V1: (&str, &str) = ("A2A-Version", "1.0");
 
-/// A user message with one text part that continues `task_id`.
-fn follow_up(message_id: &str, text: &str, task_id: &str) -> Value {
-    let mut message = V.user_message(message_id, text);
-    message["taskId"] = json!(task_id);
-    message
-}
-
 /// `SendMessage` with `params`; the whole JSON-RPC response.
 async fn send_params(emulator: &Emulator, params: Value) -> Value {
     emulator.call_op(V, Op::Send, params).await
 }
 
-/// `SendMessage` of `message`; the whole JSON-RPC response.
-async fn send(emulator: &Emulator, message: Value) -> Value {
-    send_params(emulator, json!({"message": message})).await
-}
-
-/// A new task from a message with this id (the suite's prerequisite task); the task.
-async fn new_task(emulator: &Emulator, message_id: &str) -> Value {
-    emulator
-        .send_task(
-            V,
-            V.send_params(message_id, "TCK prerequisite task creation"),
-        )
-        .await
-}
-
 fn state(name: &str) -> String {
     V.state(name)
-}
-
-fn task_id(task: &Value) -> String {
-    let id = task["id"].as_str().unwrap_or_default();
-    assert!(!id.is_empty(), "the task has no id: {task}");
-    id.to_owned()
-}
-
-fn history_len(task: &Value) -> usize {
-    task.get("history")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len)
-}
-
-/// A JSON-RPC request body.
-fn request(id: &str, method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-/// The `result`s of the rest of a stream, until the server closes it.
-async fn rest_results(stream: &mut SseStream) -> Vec<Value> {
-    stream
-        .rest()
-        .await
-        .into_iter()
-        .map(|event| {
-            assert!(event.get("error").is_none(), "error event: {event}");
-            event["result"].clone()
-        })
-        .collect()
-}
-
-/// The one key of a StreamResponse (`task`, `message`, `statusUpdate`, `artifactUpdate`).
-fn stream_kind(result: &Value) -> &str {
-    let keys: Vec<&str> = result
-        .as_object()
-        .map(|map| map.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    assert_eq!(
-        keys.len(),
-        1,
-        "a StreamResponse has exactly one field: {result}"
-    );
-    let kind = keys[0];
-    assert!(
-        ["task", "message", "statusUpdate", "artifactUpdate"].contains(&kind),
-        "{result}"
-    );
-    kind
 }
 
 /// A short account of stream events for failure messages: `task:TASK_STATE_…`,
@@ -216,17 +147,6 @@ async fn agent_card_declares_its_interfaces_accurately() {
     assert_a2a_error(&body, &json!("probe"), -32001);
 }
 
-/// TCK CARD-EXT-002 / CORE-CAP-003 (MUST) — the card does not declare an extended card,
-/// so `GetExtendedAgentCard` returns UnsupportedOperationError.
-#[tokio::test]
-async fn extended_card_is_an_unsupported_operation() {
-    let emulator = Emulator::conformance();
-    let card = emulator.card().await;
-    assert_ne!(card["capabilities"]["extendedAgentCard"], true, "{card}");
-    let response = emulator.call_op(V, Op::ExtendedCard, json!({})).await;
-    assert_a2a_error(&response, &response["id"], -32004);
-}
-
 // ---------------------------------------------------------------------------------------
 // JSON-RPC binding (JSONRPC-*), errors (CORE-ERR-*)
 // ---------------------------------------------------------------------------------------
@@ -276,78 +196,6 @@ async fn task_not_found_error_is_well_formed() {
         .call_op(V, Op::Get, json!({"id": tck_id("nonexistent-err-test")}))
         .await;
     assert_a2a_error(&response, &response["id"], -32001);
-}
-
-/// TCK CORE-ERR-001 (MUST) — an unknown method is answered with an error carrying a code
-/// (-32601) and a message.
-#[tokio::test]
-async fn unknown_method_is_method_not_found() {
-    let emulator = Emulator::conformance();
-    let response = emulator.call(V, "NonExistentMethod", json!({})).await;
-    assert_a2a_error(&response, &response["id"], -32601);
-}
-
-/// TCK CORE-ERR-002 (MUST), with the v1.0 revision of mandatory
-/// protocol/test_message_send_method::test_message_send_invalid_params — parameters are
-/// validated before processing: `SendMessage` without a message, with a message missing
-/// messageId/role/parts, or with parts that are not a list is -32602.
-#[tokio::test]
-async fn invalid_send_parameters_are_invalid_params() {
-    let emulator = Emulator::conformance();
-    for params in [
-        json!({}),
-        json!({"message": {"kind": "message"}}),
-        json!({"message": {"parts": "invalid"}}),
-    ] {
-        let response = send_params(&emulator, params).await;
-        assert_a2a_error(&response, &response["id"], -32602);
-    }
-}
-
-/// TCK mandatory (v1.0 revision): jsonrpc/test_json_rpc_compliance::{test_rejects_malformed_json,
-/// test_rejects_invalid_json_rpc_requests, test_rejects_unknown_method} with v1.0 method
-/// names — HTTP 200 and the precise code: -32700 for bad JSON, -32600 for a wrong
-/// `jsonrpc`, a missing method or an object id, -32601 for an unknown method, -32602 for
-/// params of the wrong shape.
-#[tokio::test]
-async fn json_rpc_compliance_with_v1_0_method_names() {
-    let emulator = Emulator::conformance();
-    let response = post_raw(
-        &emulator,
-        &[("content-type", "application/json"), V1],
-        r#"{"jsonrpc": "2.0", "method": "SendMessage", "params": {"foo": "bar"}"#,
-    )
-    .await;
-    assert_eq!(response.status, 200, "{}", response.text);
-    assert_a2a_error(&response.json(), &Value::Null, -32700);
-
-    let cases = [
-        (
-            json!({"jsonrpc": "aaa", "method": "SendMessage", "params": {}}),
-            Value::Null,
-            -32600,
-        ),
-        (json!({"jsonrpc": "2.0", "params": {}}), Value::Null, -32600),
-        (
-            json!({"jsonrpc": "2.0", "method": "SendMessageXXX", "id": "3", "params": {}}),
-            json!("3"),
-            -32601,
-        ),
-        (
-            json!({"jsonrpc": "2.0", "method": "SendMessage", "params": {}, "id": {"bad": "type"}}),
-            Value::Null,
-            -32600,
-        ),
-        (
-            json!({"jsonrpc": "2.0", "method": "SendMessage", "id": "4", "params": {"": "not_a_dict"}}),
-            json!("4"),
-            -32602,
-        ),
-    ];
-    for (body, id, code) in cases {
-        let response = rpc_with_headers(&emulator, &[V1], &body).await;
-        assert_a2a_error(&response, &id, code);
-    }
 }
 
 /// TCK JSONRPC-SSE-002 (MUST): jsonrpc/test_error_codes::test_content_type_not_supported_error
@@ -519,63 +367,24 @@ async fn requests_are_served_with_the_requested_version() {
 // SendMessage (CORE-SEND-*), multi-turn (CORE-MULTI-*), execution mode
 // ---------------------------------------------------------------------------------------
 
-/// TCK CORE-SEND-001 (MUST), SUT scenarios "Complete the task" and "Return message instead
-/// of task" — `SendMessage` returns either `{"task": …}` (here completed, with the status
-/// message "Hello from TCK") or `{"message": …}` (role ROLE_AGENT, "Direct message
-/// response"), nothing else.
-#[tokio::test]
-async fn send_message_returns_a_task_or_a_message() {
-    let emulator = Emulator::conformance();
-    let response = send(
-        &emulator,
-        V.user_message(&tck_id("complete-task"), "Hello from TCK"),
-    )
-    .await;
-    let result = response["result"].as_object().unwrap();
-    assert_eq!(result.keys().collect::<Vec<_>>(), ["task"], "{response}");
-    let task = &response["result"]["task"];
-    task_id(task);
-    assert_eq!(task["status"]["state"], state("completed"), "{response}");
-    assert_eq!(
-        task["status"]["message"]["role"], "ROLE_AGENT",
-        "{response}"
-    );
-    assert_eq!(
-        task["status"]["message"]["parts"][0]["text"], "Hello from TCK",
-        "{response}"
-    );
-
-    let response = send(
-        &emulator,
-        V.user_message(&tck_id("message-response"), "Hello"),
-    )
-    .await;
-    let result = response["result"].as_object().unwrap();
-    assert_eq!(result.keys().collect::<Vec<_>>(), ["message"], "{response}");
-    let message = &response["result"]["message"];
-    assert_eq!(message["role"], "ROLE_AGENT", "{response}");
-    assert_eq!(
-        message["parts"][0]["text"], "Direct message response",
-        "{response}"
-    );
-}
-
 /// TCK CORE-SEND-002 (MUST) — a message to a task in a terminal state (completed,
 /// rejected, canceled) is UnsupportedOperationError (-32004).
 #[tokio::test]
 async fn send_message_to_a_terminal_task_is_unsupported() {
     let emulator = Emulator::conformance();
-    let completed = new_task(&emulator, &tck_id("complete-task")).await;
-    let rejected = new_task(&emulator, &tck_id("reject-task")).await;
+    let completed = new_task(&emulator, V, &tck_id("complete-task")).await;
+    let rejected = new_task(&emulator, V, &tck_id("reject-task")).await;
     assert_eq!(rejected["status"]["state"], state("rejected"), "{rejected}");
-    let canceled = new_task(&emulator, &tck_id("input-required")).await;
+    let canceled = new_task(&emulator, V, &tck_id("input-required")).await;
     emulator
         .result(V, Op::Cancel, json!({"id": task_id(&canceled)}))
         .await;
     for task in [completed, rejected, canceled] {
         let response = send(
             &emulator,
+            V,
             follow_up(
+                V,
                 &tck_id("terminal"),
                 "Follow-up to terminal task",
                 &task_id(&task),
@@ -602,7 +411,7 @@ async fn send_message_with_an_unsupported_media_type_is_refused() {
     );
     let message = json!({"role": "ROLE_USER", "messageId": tck_id("send-003"),
         "parts": [{"raw": "dGNr", "mediaType": "application/x-unsupported-tck-type"}]});
-    let response = send(&emulator, message).await;
+    let response = send(&emulator, V, message).await;
     assert_a2a_error(&response, &response["id"], -32005);
 }
 
@@ -613,8 +422,8 @@ async fn send_message_with_an_unsupported_media_type_is_refused() {
 #[tokio::test]
 async fn context_and_task_ids_are_generated_and_kept() {
     let emulator = Emulator::conformance();
-    let first = new_task(&emulator, &tck_id("complete-task")).await;
-    let second = new_task(&emulator, &tck_id("complete-task")).await;
+    let first = new_task(&emulator, V, &tck_id("complete-task")).await;
+    let second = new_task(&emulator, V, &tck_id("complete-task")).await;
     for task in [&first, &second] {
         assert!(
             task["contextId"].as_str().is_some_and(|id| !id.is_empty()),
@@ -624,6 +433,7 @@ async fn context_and_task_ids_are_generated_and_kept() {
     assert_ne!(task_id(&first), task_id(&second));
     let response = send(
         &emulator,
+        V,
         V.user_message(&tck_id("message-response"), "Hello"),
     )
     .await;
@@ -637,7 +447,7 @@ async fn context_and_task_ids_are_generated_and_kept() {
     let context = tck_id("client-context-001");
     let mut message = V.user_message(&tck_id("complete-task"), "Message with contextId");
     message["contextId"] = json!(context);
-    let response = send(&emulator, message).await;
+    let response = send(&emulator, V, message).await;
     assert_eq!(
         response["result"]["task"]["contextId"],
         context.as_str(),
@@ -652,7 +462,9 @@ async fn send_message_to_an_unknown_task_is_task_not_found() {
     let emulator = Emulator::conformance();
     let response = send(
         &emulator,
+        V,
         follow_up(
+            V,
             &tck_id("multi-004"),
             "Message to invalid task",
             &tck_id("nonexistent-multi-004"),
@@ -662,41 +474,17 @@ async fn send_message_to_an_unknown_task_is_task_not_found() {
     assert_a2a_error(&response, &response["id"], -32001);
 }
 
-/// TCK CORE-MULTI-005 (MUST), with the v1.0 revision of mandatory
-/// protocol/test_message_send_method::test_message_send_continue_task — a follow-up that
-/// names only the taskId is served in the task's context.
-#[tokio::test]
-async fn follow_up_with_only_the_task_id_infers_the_context() {
-    let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
-    let response = send(
-        &emulator,
-        follow_up(&tck_id("infer-ctx"), "Follow-up message", &task_id(&task)),
-    )
-    .await;
-    let followed = &response["result"]["task"];
-    assert_eq!(followed["id"], task["id"], "{response}");
-    assert_eq!(followed["contextId"], task["contextId"], "{response}");
-    let last_user = followed["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|message| message["role"] == "ROLE_USER")
-        .unwrap();
-    assert_eq!(last_user["contextId"], task["contextId"], "{response}");
-}
-
 /// TCK CORE-MULTI-006 (MUST) — a message whose contextId differs from its task's is
 /// rejected (for a completed and for an open task), and the task is left as it was.
 #[tokio::test]
 async fn mismatching_context_and_task_ids_are_rejected() {
     let emulator = Emulator::conformance();
     for prefix in ["complete-task", "input-required"] {
-        let task = new_task(&emulator, &tck_id(prefix)).await;
+        let task = new_task(&emulator, V, &tck_id(prefix)).await;
         let id = task_id(&task);
-        let mut message = follow_up(&tck_id("mismatch"), "Mismatched context test", &id);
+        let mut message = follow_up(V, &tck_id("mismatch"), "Mismatched context test", &id);
         message["contextId"] = json!(tck_id("wrong-context"));
-        let response = send(&emulator, message).await;
+        let response = send(&emulator, V, message).await;
         assert!(response.get("error").is_some(), "{response}");
         assert!(response.get("result").is_none(), "{response}");
         assert_eq!(
@@ -713,11 +501,13 @@ async fn mismatching_context_and_task_ids_are_rejected() {
 #[tokio::test]
 async fn blocking_send_waits_for_interrupted_and_terminal_states() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     assert_eq!(task["status"]["state"], state("input-required"), "{task}");
     let response = send(
         &emulator,
+        V,
         follow_up(
+            V,
             &tck_id("complete-task"),
             "TCK follow-up completion",
             &task_id(&task),
@@ -762,30 +552,6 @@ async fn execution_mode_with_a_delayed_completion() {
     );
 }
 
-/// TCK CORE-EXECUTION-MODE-002, CORE-CANCEL-001 (MUST) — with `returnImmediately: true` a
-/// task that keeps working (`slow-`) is returned at once, still in progress; CancelTask then
-/// returns it canceled.
-#[tokio::test]
-async fn non_blocking_send_returns_at_once_and_the_task_can_be_canceled() {
-    let emulator = Emulator::conformance();
-    let response = send_params(
-        &emulator,
-        json!({"message": V.user_message(&unique_id("slow"), "Non-blocking request"),
-            "configuration": {"returnImmediately": true}}),
-    )
-    .await;
-    let task = &response["result"]["task"];
-    let current = event_state(V, &response["result"]).unwrap();
-    assert!(
-        [state("submitted"), state("working")].contains(&current),
-        "{response}"
-    );
-    let id = task_id(task);
-    let canceled = emulator.result(V, Op::Cancel, json!({"id": id})).await;
-    assert_eq!(canceled["id"], id.as_str(), "{canceled}");
-    assert_eq!(canceled["status"]["state"], state("canceled"), "{canceled}");
-}
-
 // ---------------------------------------------------------------------------------------
 // GetTask (CORE-GET-*), history (CORE-HIST-*), ListTasks (CORE-LIST-*)
 // ---------------------------------------------------------------------------------------
@@ -795,7 +561,7 @@ async fn non_blocking_send_returns_at_once_and_the_task_can_be_canceled() {
 #[tokio::test]
 async fn get_task_returns_the_current_state() {
     let emulator = Emulator::conformance();
-    let created = new_task(&emulator, &tck_id("artifact-text")).await;
+    let created = new_task(&emulator, V, &tck_id("artifact-text")).await;
     let id = task_id(&created);
     let task = emulator.get_task(V, &id).await;
     assert_eq!(task["id"], id.as_str(), "{task}");
@@ -806,22 +572,6 @@ async fn get_task_returns_the_current_state() {
     );
 }
 
-/// TCK CORE-GET-002, CORE-CANCEL-003, STREAM-SUB-004 (MUST) — GetTask, CancelTask and
-/// SubscribeToTask of an unknown id are TaskNotFoundError (-32001), as plain JSON-RPC
-/// errors (no stream).
-#[tokio::test]
-async fn unknown_tasks_are_task_not_found() {
-    let emulator = Emulator::conformance();
-    for (op, name) in [
-        (Op::Get, "nonexistent-get-002"),
-        (Op::Cancel, "nonexistent-cancel-003"),
-        (Op::Subscribe, "nonexistent-sub-004"),
-    ] {
-        let response = emulator.call_op(V, op, json!({"id": tck_id(name)})).await;
-        assert_a2a_error(&response, &response["id"], -32001);
-    }
-}
-
 /// TCK CORE-HIST-002 (MUST), with CORE-HIST-001/003 (SHOULD) and CORE-HIST-004 (MAY):
 /// compatibility/core_operations/test_task_history — on a multi-turn task, GetTask never
 /// returns more history than `historyLength`; 0 returns none (GetTask and SendMessage);
@@ -829,11 +579,17 @@ async fn unknown_tasks_are_task_not_found() {
 #[tokio::test]
 async fn history_length_is_honoured() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     let id = task_id(&task);
     let response = send(
         &emulator,
-        follow_up(&tck_id("complete-task"), "TCK follow-up for history", &id),
+        V,
+        follow_up(
+            V,
+            &tck_id("complete-task"),
+            "TCK follow-up for history",
+            &id,
+        ),
     )
     .await;
     assert_eq!(
@@ -854,10 +610,10 @@ async fn history_length_is_honoured() {
         .await;
     assert!(history_len(&all) >= 2, "{all}");
 
-    let open = new_task(&emulator, &tck_id("input-required")).await;
+    let open = new_task(&emulator, V, &tck_id("input-required")).await;
     let response = send_params(
         &emulator,
-        json!({"message": follow_up(&tck_id("complete-task"), "No history", &task_id(&open)),
+        json!({"message": follow_up(V, &tck_id("complete-task"), "No history", &task_id(&open)),
             "configuration": {"historyLength": 0}}),
     )
     .await;
@@ -876,10 +632,10 @@ async fn list_tasks_filters_pages_sorts_and_omits_artifacts() {
     for _ in 0..3 {
         let mut message = V.user_message(&tck_id("artifact-text"), "make it");
         message["contextId"] = json!(context);
-        let response = send(&emulator, message).await;
+        let response = send(&emulator, V, message).await;
         created.push(task_id(&response["result"]["task"]));
     }
-    new_task(&emulator, &tck_id("complete-task")).await; // another context
+    new_task(&emulator, V, &tck_id("complete-task")).await; // another context
 
     let everything = emulator
         .result(V, Op::List, json!({"contextId": context, "pageSize": 100}))
@@ -943,185 +699,6 @@ async fn list_tasks_filters_pages_sorts_and_omits_artifacts() {
 }
 
 // ---------------------------------------------------------------------------------------
-// CancelTask (CORE-CANCEL-*)
-// ---------------------------------------------------------------------------------------
-
-/// TCK CORE-CANCEL-001 (MUST): compatibility/core_operations/test_task_lifecycle — canceling
-/// an open (input-required) task returns it, same id, TASK_STATE_CANCELED.
-#[tokio::test]
-async fn cancel_task_returns_the_canceled_task() {
-    let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
-    let id = task_id(&task);
-    let canceled = emulator.result(V, Op::Cancel, json!({"id": id})).await;
-    assert_eq!(canceled["id"], id.as_str(), "{canceled}");
-    assert_eq!(canceled["status"]["state"], state("canceled"), "{canceled}");
-    assert_eq!(
-        emulator.get_task(V, &id).await["status"]["state"],
-        state("canceled")
-    );
-}
-
-/// TCK CORE-CANCEL-002 (MUST) — canceling a task that is already completed or canceled is
-/// TaskNotCancelableError (-32002, reason TASK_NOT_CANCELABLE).
-#[tokio::test]
-async fn cancel_of_a_terminal_task_is_not_cancelable() {
-    let emulator = Emulator::conformance();
-    let completed = new_task(&emulator, &tck_id("complete-task")).await;
-    let canceled = new_task(&emulator, &tck_id("input-required")).await;
-    emulator
-        .result(V, Op::Cancel, json!({"id": task_id(&canceled)}))
-        .await;
-    for task in [completed, canceled] {
-        let response = emulator
-            .call_op(V, Op::Cancel, json!({"id": task_id(&task)}))
-            .await;
-        assert_a2a_error(&response, &response["id"], -32002);
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Capabilities (CORE-CAP-*)
-// ---------------------------------------------------------------------------------------
-
-/// TCK CORE-CAP-001 (MUST), JSONRPC-SSE-002 — with push notifications off, the card does
-/// not declare them, so every push-notification method is
-/// PushNotificationNotSupportedError (-32003).
-#[tokio::test]
-async fn push_notification_methods_are_not_supported_when_off() {
-    let emulator = Emulator::start(&["--agent", "conformance", "--push-notifications", "off"]);
-    let card = emulator.card().await;
-    assert_ne!(card["capabilities"]["pushNotifications"], true, "{card}");
-    let task = new_task(&emulator, &tck_id("input-required")).await;
-    let id = task_id(&task);
-    for (op, params) in [
-        (
-            Op::SetPush,
-            json!({"taskId": id, "url": "https://example.com"}),
-        ),
-        (
-            Op::SetPush,
-            json!({"taskId": tck_id("error-code-003"), "config": {"url": "https://example.com"}}),
-        ),
-        (Op::GetPush, json!({"taskId": id, "id": "config-1"})),
-        (Op::ListPush, json!({"taskId": id})),
-        (Op::DeletePush, json!({"taskId": id, "id": "config-1"})),
-    ] {
-        let response = emulator.call_op(V, op, params).await;
-        assert_a2a_error(&response, &response["id"], -32003);
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Streaming (CORE-STREAM-*, JSONRPC-SSE-001, STREAM-ORDER-001)
-// ---------------------------------------------------------------------------------------
-
-/// TCK CORE-STREAM-001, CORE-STREAM-003, JSONRPC-SSE-001, STREAM-ORDER-001 (MUST) — the card
-/// declares streaming; SendStreamingMessage answers `text/event-stream`; every event is a
-/// JSON-RPC 2.0 response with the request's id whose result is a StreamResponse with
-/// exactly one of task/message/statusUpdate/artifactUpdate; the stream begins with the
-/// Task, the updates follow in the order generated (working, the three chunks in order,
-/// completed), and the stream closes after the terminal status.
-#[tokio::test]
-async fn streaming_message_events_are_well_formed_and_ordered() {
-    let emulator = Emulator::conformance();
-    assert_eq!(emulator.card().await["capabilities"]["streaming"], true);
-    let mut stream = emulator
-        .stream(
-            V,
-            Op::Stream,
-            V.send_params(&tck_id("stream-001"), "Stream hello from TCK"),
-        )
-        .await;
-    assert!(
-        a2a_integration_tests::header(&stream.headers, "content-type")
-            .is_some_and(|value| value.starts_with("text/event-stream"))
-    );
-    let first = stream.next_result().await;
-    assert_eq!(stream_kind(&first), "task", "{first}");
-    let id = task_id(&first["task"]);
-    let rest = rest_results(&mut stream).await;
-    let mut story = Vec::new();
-    for event in &rest {
-        match stream_kind(event) {
-            "statusUpdate" => {
-                assert_eq!(event["statusUpdate"]["taskId"], id.as_str(), "{event}");
-                story.push(
-                    event["statusUpdate"]["status"]["state"]
-                        .as_str()
-                        .unwrap()
-                        .to_owned(),
-                );
-            }
-            "artifactUpdate" => {
-                assert_eq!(event["artifactUpdate"]["taskId"], id.as_str(), "{event}");
-                let text = event["artifactUpdate"]["artifact"]["parts"][0]["text"]
-                    .as_str()
-                    .unwrap();
-                story.push(text.to_owned());
-            }
-            other => panic!("a {other} after the task: {event}"),
-        }
-    }
-    assert_eq!(
-        story,
-        [
-            state("working").as_str(),
-            "Streaming ",
-            "chunk ",
-            "content",
-            state("completed").as_str()
-        ]
-    );
-}
-
-/// TCK CORE-STREAM-002 (MUST) — when the agent answers with a Message, the stream holds
-/// exactly that one Message and then closes.
-#[tokio::test]
-async fn streaming_direct_reply_is_exactly_one_message() {
-    let emulator = Emulator::conformance();
-    let mut stream = emulator
-        .stream(
-            V,
-            Op::Stream,
-            V.send_params(&tck_id("message-response"), "Stream message-only response"),
-        )
-        .await;
-    let only = stream.next_result().await;
-    assert_eq!(stream_kind(&only), "message", "{only}");
-    assert_eq!(only["message"]["role"], "ROLE_AGENT", "{only}");
-    stream.expect_end().await;
-}
-
-/// TCK JSONRPC-SSE-001 (MUST): compatibility/jsonrpc/test_sse_streaming (its messageId has
-/// no scenario prefix, which this agent answers by asking for input) — every event is a
-/// JSON-RPC envelope around a StreamResponse, and the stream closes once the task is
-/// interrupted (TASK_STATE_INPUT_REQUIRED last).
-#[tokio::test]
-async fn streaming_closes_at_an_interrupted_state() {
-    let emulator = Emulator::conformance();
-    let mut stream = emulator
-        .stream(
-            V,
-            Op::Stream,
-            V.send_params(&tck_id("sse-streaming-001"), "TCK streaming test"),
-        )
-        .await;
-    let first = stream.next_result().await;
-    assert_eq!(stream_kind(&first), "task", "{first}");
-    let rest = rest_results(&mut stream).await;
-    for event in &rest {
-        stream_kind(event);
-    }
-    let last = rest.last().expect("a status update");
-    assert_eq!(
-        event_state(V, last).as_deref(),
-        Some(state("input-required").as_str()),
-        "{last}"
-    );
-}
-
-// ---------------------------------------------------------------------------------------
 // SubscribeToTask (STREAM-SUB-*), multiple streams (STREAM-ORDER-002…004)
 // ---------------------------------------------------------------------------------------
 
@@ -1131,7 +708,7 @@ async fn streaming_closes_at_an_interrupted_state() {
 #[tokio::test]
 async fn subscribe_first_event_is_the_current_task() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     let id = task_id(&task);
     let mut stream = emulator.stream(V, Op::Subscribe, json!({"id": id})).await;
     let first = stream.next_result().await;
@@ -1148,13 +725,14 @@ async fn subscribe_first_event_is_the_current_task() {
 #[tokio::test]
 async fn subscribe_stream_ends_at_the_terminal_state() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     let id = task_id(&task);
     let mut stream = emulator.stream(V, Op::Subscribe, json!({"id": id})).await;
     let first = stream.next_result().await;
     let response = send(
         &emulator,
-        follow_up(&tck_id("complete-task"), "Complete", &id),
+        V,
+        follow_up(V, &tck_id("complete-task"), "Complete", &id),
     )
     .await;
     assert_eq!(
@@ -1176,7 +754,7 @@ async fn subscribe_stream_ends_at_the_terminal_state() {
 #[tokio::test]
 async fn subscribe_to_a_terminal_task_is_unsupported() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("complete-task")).await;
+    let task = new_task(&emulator, V, &tck_id("complete-task")).await;
     let response = emulator
         .call_op(V, Op::Subscribe, json!({"id": task_id(&task)}))
         .await;
@@ -1201,12 +779,18 @@ async fn subscribe(emulator: &Emulator, id: &str, count: usize) -> (Vec<SseStrea
 #[tokio::test]
 async fn events_reach_every_subscriber_of_an_open_task_in_order() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     let id = task_id(&task);
     let (mut streams, firsts) = subscribe(&emulator, &id, 2).await;
     send(
         &emulator,
-        follow_up(&tck_id("complete-task"), "Complete multi-stream task", &id),
+        V,
+        follow_up(
+            V,
+            &tck_id("complete-task"),
+            "Complete multi-stream task",
+            &id,
+        ),
     )
     .await;
     let mut seen = Vec::new();
@@ -1232,13 +816,19 @@ async fn events_reach_every_subscriber_of_an_open_task_in_order() {
 #[tokio::test]
 async fn closing_one_subscriber_leaves_the_other() {
     let emulator = Emulator::conformance();
-    let task = new_task(&emulator, &tck_id("input-required")).await;
+    let task = new_task(&emulator, V, &tck_id("input-required")).await;
     let id = task_id(&task);
     let (mut streams, firsts) = subscribe(&emulator, &id, 2).await;
     drop(streams.remove(0));
     send(
         &emulator,
-        follow_up(&tck_id("complete-task"), "Complete multi-stream task", &id),
+        V,
+        follow_up(
+            V,
+            &tck_id("complete-task"),
+            "Complete multi-stream task",
+            &id,
+        ),
     )
     .await;
     let rest = rest_results(&mut streams[0]).await;
@@ -1287,41 +877,6 @@ async fn events_reach_every_subscriber_of_a_working_task_in_order() {
     assert_eq!(seen[0], seen[1], "the streams differ");
 }
 
-/// TCK capability scenario test_tasks_resubscribe (v1.0 SubscribeToTask), STREAM-SUB-001/002
-/// — while a `test-resubscribe-message-id` task streams, SubscribeToTask answers the Task
-/// (still working) first and ends with its completion, as does the original stream.
-#[tokio::test]
-async fn subscribe_to_a_streaming_task_follows_it_to_completion() {
-    let emulator = conformance_emulator();
-    let mut original = emulator
-        .stream(
-            V,
-            Op::Stream,
-            V.send_params(
-                &unique_id("test-resubscribe-message-id"),
-                "Test message for resubscribe",
-            ),
-        )
-        .await;
-    let first = original.next_result().await;
-    let id = task_id(&first["task"]);
-    let mut subscribed = emulator.stream(V, Op::Subscribe, json!({"id": id})).await;
-    let snapshot = subscribed.next_result().await;
-    assert_eq!(stream_kind(&snapshot), "task", "{snapshot}");
-    assert_eq!(snapshot["task"]["id"], id.as_str(), "{snapshot}");
-    let now = event_state(V, &snapshot).unwrap();
-    assert!(!is_terminal(V, &now), "{snapshot}");
-    for stream in [&mut subscribed, &mut original] {
-        let rest = rest_results(stream).await;
-        let last = rest.last().expect("the completion");
-        assert_eq!(
-            event_state(V, last).as_deref(),
-            Some(state("completed").as_str()),
-            "{last}"
-        );
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Data model and serialization (DM-*)
 // ---------------------------------------------------------------------------------------
@@ -1349,6 +904,7 @@ async fn responses_follow_the_data_model_and_serialization_rules() {
     ] {
         let response = send(
             &emulator,
+            V,
             V.user_message(&tck_id(prefix), "Hello from TCK data model test"),
         )
         .await;

@@ -8,10 +8,10 @@
 use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, RUNTIME_ERROR, SESSION_BUSY, invoke, plain_log, session_id, wait_for_log,
 };
-use a2a_integration_tests::{Emulator, STEP_TIMEOUT, binary, eventually, json};
+use a2a_test_support::harness::{Emulator, STEP_TIMEOUT, binary, eventually, json};
 
 /// The emulator, stopped with SIGTERM (and waited for) even when a test fails, so that it
 /// stops its agent processes: killing it outright would leave them running.

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use a2a_integration_tests::{Emulator, Op, Version, emulator_command, eventually, json};
+use a2a_test_support::harness::{Emulator, Op, Version, emulator_command, eventually, json};
 
 fn unix_now() -> u64 {
     SystemTime::now()

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, SESSION_HEADER, encode, plain_log, session_id, wait_for_log,
 };
-use a2a_integration_tests::{Emulator, STEP_TIMEOUT, binary, eventually};
+use a2a_test_support::harness::{Emulator, STEP_TIMEOUT, binary, eventually};
 
 /// True when `pid` is gone or a zombie (exited, not yet reaped).
 fn exited(pid: u32) -> bool {
@@ -98,7 +98,7 @@ async fn stopping_a_session_stops_its_in_process_agents_at_work() {
         &emulator,
         Some(&session),
         "message/send",
-        a2a_integration_tests::json!({"message": {"kind": "message", "role": "user",
+        a2a_test_support::harness::json!({"message": {"kind": "message", "role": "user",
             "messageId": "slow-stop-working", "parts": [{"kind": "text", "text": "wait"}]},
             "configuration": {"blocking": false}}),
     )

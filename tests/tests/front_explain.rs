@@ -6,15 +6,15 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     SESSION_BUSY, create_task, get_task, invoke, plain_log, send_params, session_id, wait_for_log,
 };
-use a2a_integration_tests::{Emulator, Version, binary, json};
+use a2a_test_support::harness::{Emulator, Version, binary, json};
 
 const LOG_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The exact A2A answer for task `task_id` not found (HTTP 200, the spec's -32001).
-fn assert_not_found(reply: &a2a_integration_tests::front::Reply, task_id: &str) {
+fn assert_not_found(reply: &a2a_test_support::harness::front::Reply, task_id: &str) {
     assert_eq!(reply.error_code(), -32001, "{reply:?}");
     assert_eq!(
         reply.json()["error"]["data"][0]["metadata"]["taskId"],
@@ -124,12 +124,12 @@ async fn agent_processes_are_indexed_from_their_answers_sent_whole_or_streamed()
         .start();
     let session = session_id("process");
     let sent = create_task(&emulator, &session, "m-process-1").await;
-    let mut stream = a2a_integration_tests::front::open_stream(
+    let mut stream = a2a_test_support::harness::front::open_stream(
         &emulator,
-        &a2a_integration_tests::front::invocations(a2a_integration_tests::front::ARN),
+        &a2a_test_support::harness::front::invocations(a2a_test_support::harness::front::ARN),
         &[
             (
-                a2a_integration_tests::front::SESSION_HEADER,
+                a2a_test_support::harness::front::SESSION_HEADER,
                 session.as_str(),
             ),
             ("A2A-Version", "1.0"),

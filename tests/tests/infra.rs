@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use a2a_integration_tests::{Emulator, Value, Version};
+use a2a_test_support::harness::{Emulator, Value, Version};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

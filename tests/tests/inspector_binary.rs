@@ -5,7 +5,7 @@
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Stdio};
 
-use a2a_integration_tests::{LISTENING_PREFIX, emulator_command};
+use a2a_test_support::harness::{LISTENING_PREFIX, emulator_command};
 use serde_json::{Value, json};
 
 /// The running binary and its stdout's first lines; killed on drop.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::{Value, binary};
+use a2a_test_support::harness::{Value, binary};
 
 /// How long the first card may take: `cargo lambda watch` compiles the function on the
 /// first invocation, behind whatever else holds the target directory's lock.

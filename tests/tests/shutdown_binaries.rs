@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::front::send_params;
-use a2a_integration_tests::{Emulator, Op, Version};
+use a2a_test_support::harness::front::send_params;
+use a2a_test_support::harness::{Emulator, Op, Version};
 use serde_json::json;
 
 async fn stops_cleanly_under_load(mut emulator: Emulator) {

@@ -5,7 +5,7 @@
 //! oldest finished tasks answer -32001.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::{Emulator, Value, json};
+use a2a_test_support::harness::{Emulator, Value, json};
 
 const MIB: u64 = 1024 * 1024;
 const SENDS: usize = 80;

@@ -11,9 +11,6 @@
 //! The fake APIs and the function process are in `fake_lambda`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-#[path = "../../lambda/tests/common/mod.rs"]
-mod common;
-
 mod fake_lambda;
 
 use std::time::Duration;

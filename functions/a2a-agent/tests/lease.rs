@@ -7,8 +7,6 @@
 //! failed, "The agent's host stopped before the task finished.", and writes that once.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-#[path = "../../lambda/tests/common/mod.rs"]
-mod common;
 mod fake_lambda;
 
 use std::time::{Duration, Instant};
@@ -86,7 +84,7 @@ impl Instance {
 
 #[tokio::test]
 async fn the_task_of_a_killed_instance_is_failed_by_a_read_after_its_lease() {
-    let settings = common::moto::create_table("lease-sigkill").await;
+    let settings = a2a_test_support::dynamo::create_table("lease-sigkill").await;
     let endpoint = settings.endpoint.clone().unwrap();
     let mut a = Instance::start(&endpoint, &settings.table).await;
     let mut b = Instance::start(&endpoint, &settings.table).await;

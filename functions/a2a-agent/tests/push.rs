@@ -8,9 +8,6 @@
 //! Extensions API, push is off.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-#[path = "../../lambda/tests/common/mod.rs"]
-mod common;
-
 mod fake_lambda;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -249,7 +246,7 @@ async fn without_the_extensions_api_push_is_off_and_the_card_says_so() {
 
 #[tokio::test]
 async fn on_dynamodb_the_configuration_and_its_mark_live_beside_the_task() {
-    let settings = common::moto::create_table("push-binary").await;
+    let settings = a2a_test_support::dynamo::create_table("push-binary").await;
     let endpoint = settings.endpoint.clone().unwrap();
     let receiver = Receiver::start().await;
     let mut api = FakeApi::start(true).await;
@@ -293,7 +290,7 @@ async fn on_dynamodb_the_configuration_and_its_mark_live_beside_the_task() {
 
     // The sibling item holds the configuration and how far it was told: the task's
     // version of the completed write.
-    let client = common::moto::client(&settings);
+    let client = a2a_test_support::dynamo::client(&settings);
     let read = |id: String| {
         let client = client.clone();
         let table = settings.table.clone();

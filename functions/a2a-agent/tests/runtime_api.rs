@@ -11,9 +11,6 @@
 //! is killed on drop.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-#[path = "../../lambda/tests/common/mod.rs"]
-mod common;
-
 use std::io::{BufRead as _, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,16 +18,17 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use a2a_test_support::lambda::{
+    FUNCTION_URL_HOST, echo_card, echo_send_v0_3, echo_send_v1_0, ids, is_uuid, redact,
+    unknown_method_error,
+};
+use a2a_test_support::sse;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use common::{
-    FUNCTION_URL_HOST, echo_card, echo_send_v0_3, echo_send_v1_0, is_uuid, redact,
-    unknown_method_error,
-};
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -487,13 +485,7 @@ impl Streamed {
         if self.prelude.is_none() {
             return Vec::new();
         }
-        let body = self.body();
-        let complete = body.rfind("\n\n").map_or("", |end| &body[..end]);
-        complete
-            .split("\n\n")
-            .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
-            .map(|data| serde_json::from_str(data).expect("each event is JSON"))
-            .collect()
+        sse::json(self.body())
     }
 }
 
@@ -750,7 +742,7 @@ async fn streaming_message_stream_sends_the_prelude_then_the_events_in_order() {
         streamed.body()
     );
     let task = &events[0]["result"];
-    let (task_id, context_id) = common::ids(task);
+    let (task_id, context_id) = ids(task);
     let event = |result: Value| json!({"jsonrpc": "2.0", "id": "stream-1", "result": result});
     let chunk = |text: &str, append: bool, last: bool| {
         event(json!({
@@ -928,7 +920,7 @@ async fn streaming_http_json_stream_sends_bare_stream_responses_and_a_refused_su
         streamed.body()
     );
     let events = streamed.events();
-    let (task_id, context_id) = common::ids(&events[0]["task"]);
+    let (task_id, context_id) = ids(&events[0]["task"]);
     let chunk = |text: &str, more: Value| {
         let mut update = json!({
             "taskId": task_id, "contextId": context_id,

@@ -8,8 +8,6 @@
 //! hears of its failure, and the process exits with code 0 within the 500 ms.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-#[path = "../../lambda/tests/common/mod.rs"]
-mod common;
 mod fake_lambda;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,7 +43,7 @@ async fn log_line(function: &Function, message: &str) -> Value {
 
 #[tokio::test]
 async fn a_task_at_work_is_failed_in_the_table_when_the_environment_shuts_down() {
-    let settings = common::moto::create_table("shutdown-sigterm").await;
+    let settings = a2a_test_support::dynamo::create_table("shutdown-sigterm").await;
     let endpoint = settings.endpoint.clone().unwrap();
     let mut api = FakeApi::start(true).await;
     let mut function = Function::start(
@@ -59,7 +57,7 @@ async fn a_task_at_work_is_failed_in_the_table_when_the_environment_shuts_down()
     );
     let init = function.init_complete().await;
     assert_eq!(init["fields"]["task_store"], "dynamodb", "{init}");
-    let table = common::moto::store(&settings);
+    let table = a2a_test_support::dynamo::store(&settings);
 
     // A task that is over before the shutdown.
     let send = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {

@@ -1,8 +1,6 @@
 //! The DynamoDB task store against moto's DynamoDB-compatible server (started by
-//! [`common::moto`]; `make moto` installs it, and without it these tests fail, saying so).
+//! [`a2a_test_support::moto`]; `make moto` installs it, and without it these tests fail, saying so).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
 
 use a2a_server::owner::Owner;
 use std::collections::HashMap;
@@ -16,10 +14,10 @@ use a2a_lambda::dynamo::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};
+use a2a_test_support::dynamo::{client, create_table, store};
+use a2a_test_support::lambda::engine_on;
+use a2a_test_support::lambda::rpc;
 use aws_sdk_dynamodb::types::AttributeValue;
-use common::engine_on;
-use common::moto::{client, create_table, store};
-use common::rpc;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------

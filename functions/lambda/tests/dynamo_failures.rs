@@ -4,8 +4,6 @@
 //! later — and it comes within the store's timeouts, retries included.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use a2a_server::owner::Owner;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,10 +15,10 @@ use a2a_lambda::dynamo::{
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::tasks::{StoreError, TaskStore};
+use a2a_test_support::lambda::engine_on;
+use a2a_test_support::lambda::rpc;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;
-use common::engine_on;
-use common::rpc;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};

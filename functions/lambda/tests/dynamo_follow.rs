@@ -5,63 +5,28 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use std::sync::Arc;
 
-use a2a_server::agent::AgentEvent;
-use a2a_server::model::Artifact;
 use std::time::{Duration, Instant};
 
-use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::error::ErrorProfile;
 use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
 use a2a_server::tasks::TaskStore;
-use common::moto::{Calls, counting_client, create_table};
+use a2a_test_support::agents::Ticker;
+use a2a_test_support::dynamo::{Calls, counting_client, create_table};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
-/// Works, then sends four chunks 150 ms apart, then completes.
-struct Ticker;
-
 const CHUNKS: usize = 4;
 
-impl Agent for Ticker {
-    fn card(&self) -> AgentCard {
-        let mut card = AgentCard::new("Ticker", "Ticks.", "1.0.0").with_skill(Skill::new(
-            "tick",
-            "Tick",
-            "Ticks.",
-            ["test"],
-        ));
-        card.capabilities = Capabilities {
-            streaming: true,
-            ..Capabilities::default()
-        };
-        card
-    }
-
-    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working().await?;
-        for index in 0..CHUNKS {
-            tokio::time::sleep(Duration::from_millis(150)).await;
-            let text = format!("tick {index} ");
-            // Each tick goes out as it is made (a writer would hold it until the next).
-            events
-                .send(AgentEvent::Artifact {
-                    artifact: Artifact::text("ticks", text),
-                    append: index > 0,
-                    last_chunk: index + 1 == CHUNKS,
-                })
-                .await?;
-        }
-        events.complete().await?;
-        Ok(())
-    }
-}
+/// Works, then sends four chunks 150 ms apart, then completes.
+const TICKER: Ticker = Ticker {
+    chunks: CHUNKS,
+    gap: Duration::from_millis(150),
+    done: None,
+};
 
 /// An instance: an engine for `agent` on the table, its DynamoDB calls logged.
 fn instance(agent: impl a2a_server::IntoAgent, settings: &DynamoSettings) -> (Engine, Calls) {
@@ -157,8 +122,8 @@ fn updates() -> Vec<String> {
 #[tokio::test]
 async fn a_subscription_on_instance_b_sees_every_event_of_instance_a() {
     let settings = create_table("follow-b").await;
-    let (a, a_calls) = instance(Arc::new(Ticker), &settings);
-    let (b, calls) = instance(Arc::new(Ticker), &settings);
+    let (a, a_calls) = instance(Arc::new(TICKER), &settings);
+    let (b, calls) = instance(Arc::new(TICKER), &settings);
 
     let sent = a
         .handle(send(false).to_string().as_bytes(), &call(None))
@@ -207,8 +172,8 @@ async fn a_subscription_on_instance_b_sees_every_event_of_instance_a() {
 #[tokio::test]
 async fn a_stream_cut_on_b_resumes_there_with_last_event_id() {
     let settings = create_table("follow-resume").await;
-    let (a, _) = instance(Arc::new(Ticker), &settings);
-    let (b, _) = instance(Arc::new(Ticker), &settings);
+    let (a, _) = instance(Arc::new(TICKER), &settings);
+    let (b, _) = instance(Arc::new(TICKER), &settings);
 
     // The client streams from A, which runs the task, and is cut after three events.
     let first = rest(
@@ -255,7 +220,7 @@ async fn an_agent_that_answers_at_once_costs_one_put_and_no_log() {
 async fn a_subscription_ends_when_the_instance_running_the_task_dies() {
     let mut settings = create_table("follow-dead").await;
     settings.lease = Duration::from_secs(3);
-    let (b, _) = instance(Arc::new(Ticker), &settings);
+    let (b, _) = instance(Arc::new(TICKER), &settings);
     // Instance A wrote the task working, leased for one more second, and died.
     let (client, _) = counting_client(&settings);
     let store = DynamoTaskStore::with_client(client, &settings);

@@ -7,8 +7,6 @@
 //! abandoned task is one written with a lease that has run out.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,9 +16,9 @@ use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::owner::Owner;
 use a2a_server::tasks::{Lease, StoreError, TaskStore};
+use a2a_test_support::dynamo::{Calls, client, counting_client, create_table};
+use a2a_test_support::lambda::{engine_on, rpc};
 use aws_sdk_dynamodb::types::AttributeValue;
-use common::moto::{Calls, client, counting_client, create_table};
-use common::{engine_on, rpc};
 use serde_json::{Value, json};
 
 /// The lease the tests run with: renewed after 1 s without a write, honoured 0.5 s past

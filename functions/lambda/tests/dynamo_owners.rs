@@ -1,11 +1,9 @@
-//! Tasks belong to their caller on one DynamoDB table (moto, see [`common::moto`]) shared
+//! Tasks belong to their caller on one DynamoDB table (moto, see [`a2a_test_support::moto`]) shared
 //! by two instances of the function: another owner's task is -32001 on either instance,
 //! `ListTasks` lists only the caller's tasks (with and without a context, page by page)
 //! with one `Query` of the owner index and no `Scan`, and an item written before tasks had
 //! owners is an anonymous caller's, readable by id only.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
 
 use std::sync::{Arc, Mutex};
 
@@ -15,13 +13,13 @@ use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::owner::Owner;
 use a2a_server::tasks::TaskStore;
+use a2a_test_support::dynamo::{client, create_table, store};
+use a2a_test_support::lambda::{engine_on, rpc_as};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Credentials, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::AttributeValue;
-use common::moto::{client, create_table, store};
-use common::{engine_on, rpc_as};
 use serde_json::{Value, json};
 
 fn alice() -> Owner {

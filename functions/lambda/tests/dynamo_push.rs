@@ -1,9 +1,7 @@
 //! The DynamoDB push-configuration store against moto's DynamoDB-compatible server (started
-//! by [`common::moto`]), and against a stand-in that fails (wiremock, as in
+//! by [`a2a_test_support::moto`]), and against a stand-in that fails (wiremock, as in
 //! `dynamo_failures.rs`).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
 
 use std::collections::HashMap;
 
@@ -18,10 +16,10 @@ use a2a_server::push::{
     ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, PushConfigStore, StoredConfig,
 };
 use a2a_server::tasks::{StoreError, TaskStore};
+use a2a_test_support::dynamo::{client, counting_client, create_table, store};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;
 use aws_sdk_dynamodb::types::AttributeValue;
-use common::moto::{client, counting_client, create_table, store};
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -1,17 +1,15 @@
-//! Both bindings over one DynamoDB table (moto, started by [`common::moto`]): two
+//! Both bindings over one DynamoDB table (moto, started by [`a2a_test_support::moto`]): two
 //! instances of the function share it, and a task one makes over HTTP+JSON is read by the
 //! other over JSON-RPC, and the other way round — the bindings are two fronts of the same
 //! task store and the same owner rules.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use std::sync::Arc;
 
 use a2a_lambda::{App, Config};
+use a2a_test_support::dynamo::{create_table, store};
+use a2a_test_support::lambda::{echo_send_v1_0, redact};
 use axum::http::{StatusCode, header};
-use common::moto::{create_table, store};
-use common::{echo_send_v1_0, redact};
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::{Service as _, ServiceExt as _};

@@ -6,16 +6,15 @@
 //! JSON body.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use std::collections::HashMap;
 
 use a2a_lambda::Config;
-use axum::http::{HeaderMap, StatusCode, header};
-use common::{
-    FUNCTION_URL_HOST, echo_card, echo_send_v0_3, echo_send_v1_0, redact, rpc_error,
+use a2a_test_support::lambda::{
+    FUNCTION_URL_HOST, echo_card, echo_send_v0_3, echo_send_v1_0, is_uuid, redact, rpc_error,
     unauthorized_body, unknown_method_error, with_api_key_scheme,
 };
+use a2a_test_support::sse;
+use axum::http::{HeaderMap, StatusCode, header};
 use http_body_util::BodyExt as _;
 use lambda_http::RequestExt as _;
 use lambda_http::request::RequestContext;
@@ -288,7 +287,7 @@ async fn function_url_message_send_v0_3_completes_with_the_echo() {
         .unwrap()
         .to_str()
         .unwrap();
-    assert!(common::is_uuid(request_id), "{request_id}");
+    assert!(is_uuid(request_id), "{request_id}");
 }
 
 #[tokio::test]
@@ -640,12 +639,7 @@ async fn streaming_card_streams_and_message_stream_answers_sse() {
     let answer = call(&config, FURL_STREAM).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.content_type(), Some("text/event-stream"));
-    let events: Vec<Value> = answer
-        .body
-        .split("\n\n")
-        .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
-        .map(|data| serde_json::from_str(data).unwrap())
-        .collect();
+    let events: Vec<Value> = sse::json(&answer.body);
     let kinds: Vec<&str> = events
         .iter()
         .map(|event| event["result"]["kind"].as_str().unwrap())

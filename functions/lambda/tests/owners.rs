@@ -8,12 +8,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use a2a_core::card::AgentCard;
 use a2a_lambda::{App, Config};
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::agents::ConformanceAgent;
 use a2a_server::host::identity::USER_ID_HEADER;
 use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_test_support::agents::SaysWhoCalls;
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -45,22 +43,6 @@ fn config(vars: &[(&str, &str)]) -> Config {
         .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
         .collect();
     Config::from_lookup(|name| vars.get(name).cloned()).expect("valid configuration")
-}
-
-/// Asks for input, saying who it was told calls: every task stays open (cancelable), and
-/// its status message shows the owner the function gave the agent.
-struct SaysWhoCalls;
-
-impl Agent for SaysWhoCalls {
-    fn card(&self) -> AgentCard {
-        ConformanceAgent::default().card()
-    }
-
-    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        let text = context.owner.to_string();
-        events.ask(&text).await?;
-        Ok(())
-    }
 }
 
 /// Puts the `X-Amzn-Bedrock-AgentCore-Runtime-User-Id` header the router was given (or

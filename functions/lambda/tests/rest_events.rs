@@ -10,13 +10,12 @@
 //! `GET /tasks/{id}`, …), below the URL the card advertises for the binding.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-mod common;
-
 use std::collections::HashMap;
 
 use a2a_lambda::{App, Config};
+use a2a_test_support::lambda::{FUNCTION_URL_HOST, echo_card, echo_send_v1_0, ids, redact};
+use a2a_test_support::sse::{self, SseEvent, SseParser};
 use axum::http::{HeaderMap, StatusCode, header};
-use common::{FUNCTION_URL_HOST, echo_card, echo_send_v1_0, redact};
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::{Service as _, ServiceExt as _};
@@ -77,8 +76,8 @@ impl Answer {
         serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("not JSON: {}", self.body))
     }
 
-    /// The SSE frames of a `text/event-stream` answer, each as its lines.
-    fn frames(&self) -> Vec<Vec<&str>> {
+    /// The SSE frames of a `text/event-stream` answer.
+    fn frames(&self) -> Vec<SseEvent> {
         assert_eq!(self.status, StatusCode::OK, "{}", self.body);
         assert_eq!(
             self.header(header::CONTENT_TYPE),
@@ -87,11 +86,7 @@ impl Answer {
             self.body
         );
         assert!(self.body.ends_with("\n\n"), "whole frames: {:?}", self.body);
-        self.body
-            .trim_end_matches('\n')
-            .split("\n\n")
-            .map(|frame| frame.lines().collect())
-            .collect()
+        sse::events(&self.body)
     }
 }
 
@@ -386,23 +381,22 @@ async fn streaming_function_url_message_stream_is_one_data_line_per_stream_respo
     let frames = answer.frames();
     let data: Vec<Value> = frames
         .iter()
-        .map(|lines| {
-            let data: Vec<&str> = lines
-                .iter()
-                .filter_map(|line| line.strip_prefix("data: "))
-                .collect();
-            assert_eq!(data.len(), 1, "one data line a frame: {lines:?}");
+        .map(|frame| {
+            let lines = &frame.lines;
+            let data = lines.iter().filter(|line| line.starts_with("data:"));
+            assert_eq!(data.count(), 1, "one data line a frame: {lines:?}");
             assert!(
                 lines.iter().all(|line| !line.starts_with("event:")),
                 "no event names: {lines:?}"
             );
-            serde_json::from_str(data[0]).expect("each event is JSON")
+            frame.json()
         })
         .collect();
     let task = &data[0]["task"];
-    let (task_id, context_id) = common::ids(task);
+    let (task_id, context_id) = ids(task);
     // Each frame: its data line, then the id a client resumes after (`Last-Event-ID`).
-    for (at, lines) in frames.iter().enumerate() {
+    for (at, frame) in frames.iter().enumerate() {
+        let lines = &frame.lines;
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines[1], format!("id: {task_id}:1.{at}"), "{lines:?}");
     }
@@ -481,22 +475,21 @@ async fn streaming_function_url_subscribe_streams_a_working_task_until_it_is_can
 /// Reads `body` to the end of its next SSE frame with a `data:` line (keep-alive comments
 /// skipped); `None` at the end of the stream. Bounded: a stuck stream fails the test.
 async fn try_next_frame(body: &mut axum::body::Body) -> Option<Value> {
-    let mut text = String::new();
+    let mut parser = SseParser::default();
     loop {
-        if let Some(end) = text.find("\n\n") {
-            let frame: String = text.drain(..end + 2).collect();
-            if let Some(data) = frame.lines().find_map(|line| line.strip_prefix("data: ")) {
-                assert!(text.is_empty(), "one frame a chunk: {text:?}");
-                return Some(serde_json::from_str(data).expect("JSON data"));
-            }
-            continue;
-        }
         let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), body.frame())
             .await
             .expect("the stream moves within 10 s")?
             .expect("a body frame");
         if let Ok(data) = chunk.into_data() {
-            text.push_str(std::str::from_utf8(&data).expect("UTF-8"));
+            let frames = parser.push(&data);
+            if let Some(at) = frames.iter().position(|frame| frame.data.is_some()) {
+                assert!(
+                    at + 1 == frames.len() && parser.is_between_events(),
+                    "one frame a chunk: {frames:?}"
+                );
+                return Some(frames[at].json());
+            }
         }
     }
 }

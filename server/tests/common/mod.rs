@@ -1,5 +1,6 @@
-//! What the engine tests share: an agent that waits for a gate, an engine over a store,
-//! a store that counts its writes, and a reader of streams.
+//! What the engine tests share: an engine over a store, a store that counts its writes,
+//! and a reader of streams (the agent that waits for a gate, `Gated`, is in
+//! `a2a_test_support::agents`).
 
 #![allow(dead_code, clippy::expect_used)]
 
@@ -7,41 +8,13 @@ use a2a_server::owner::Owner;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::error::ErrorProfile;
 use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::host::engine::{Engine, EngineConfig};
 use a2a_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use futures_util::{Stream, StreamExt as _};
 use serde_json::Value;
 use tokio::sync::Notify;
-
-/// Says it works, waits until the gate opens, then sends an artifact (`late`) and
-/// completes.
-pub struct Gated(pub Arc<Notify>);
-
-impl Agent for Gated {
-    fn card(&self) -> AgentCard {
-        let mut card = AgentCard::new("Gated", "Completes when told.", "1.0.0")
-            .with_skill(Skill::new("gate", "Gate", "Waits.", ["test"]));
-        card.capabilities = Capabilities {
-            streaming: true,
-            ..Capabilities::default()
-        };
-        card
-    }
-
-    async fn execute(&self, _: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        events.working().await?;
-        self.0.notified().await;
-        events
-            .artifact(a2a_server::model::Artifact::text("out", "late"))
-            .await?;
-        events.complete().await?;
-        Ok(())
-    }
-}
 
 /// An engine for `agent` over `store`, under the spec's error profile.
 pub fn engine(agent: impl a2a_server::IntoAgent, store: Arc<dyn TaskStore>) -> Engine {

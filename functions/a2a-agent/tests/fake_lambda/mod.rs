@@ -23,7 +23,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
-use super::common;
+use a2a_test_support::lambda;
 
 pub const FURL_SEND_V0_3: &str =
     include_str!("../../../lambda/tests/fixtures/function_url_send_v0_3.json");
@@ -498,5 +498,5 @@ impl Function {
 
 /// The task's id, checked.
 pub fn task_id(task: &Value) -> String {
-    common::ids(task).0
+    lambda::ids(task).0
 }

@@ -1,9 +1,9 @@
-//! Helpers for the AgentCore platform front tests (`tests/front_*.rs`): AWS's invocation
+//! Helpers for the tests of the AgentCore platform front (`front_*.rs`): AWS's invocation
 //! paths, the session and request-id headers, and AgentCore's exact error bodies.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::{Emulator, HeaderMap, STEP_TIMEOUT, Value, header, json};
+use super::{Emulator, HeaderMap, STEP_TIMEOUT, Value, header, json};
 
 /// A well-formed AgentCore runtime ARN.
 pub const ARN: &str =
@@ -231,6 +231,17 @@ pub async fn invoke(
     call_at(emulator, &invocations(ARN), session, method, params).await
 }
 
+/// `POST` `body` on the invocation path of [`ARN`] in `session`, with `Authorization:
+/// Bearer {token}`.
+pub async fn post_bearer(emulator: &Emulator, token: &str, session: &str, body: Vec<u8>) -> Reply {
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("authorization", bearer.as_str()),
+        (SESSION_HEADER, session),
+    ];
+    post(emulator, &invocations(ARN), &headers, body).await
+}
+
 /// v0.3 `message/send` params with one text part.
 pub fn send_params(message_id: &str, text: &str) -> Value {
     json!({"message": {
@@ -284,10 +295,10 @@ pub struct Exit {
 /// exit by itself.
 ///
 /// # Panics
-/// When it cannot start or is still running after [`crate::STARTUP_TIMEOUT`].
+/// When it cannot start or is still running after [`super::STARTUP_TIMEOUT`].
 pub fn run_to_exit(args: &[&str]) -> Exit {
     use std::io::Read as _;
-    let mut child = crate::emulator_command()
+    let mut child = super::emulator_command()
         .args(["--port", "0"])
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -295,7 +306,7 @@ pub fn run_to_exit(args: &[&str]) -> Exit {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|error| panic!("a2a-emulator did not start: {error}"));
-    let deadline = std::time::Instant::now() + crate::STARTUP_TIMEOUT;
+    let deadline = std::time::Instant::now() + super::STARTUP_TIMEOUT;
     let status = loop {
         let exited = child
             .try_wait()
@@ -308,7 +319,7 @@ pub fn run_to_exit(args: &[&str]) -> Exit {
             let _ = child.wait();
             panic!(
                 "a2a-emulator {args:?} did not exit within {:?}",
-                crate::STARTUP_TIMEOUT
+                super::STARTUP_TIMEOUT
             );
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -338,10 +349,10 @@ pub async fn open_stream(
     headers: &[(&str, &str)],
     method: &str,
     params: Value,
-) -> crate::SseStream {
+) -> super::SseStream {
     let id = emulator.next_id();
     let response = request(emulator, "POST", path, headers, rpc(&id, method, params)).await;
-    crate::SseStream::open(response, id).await
+    super::SseStream::open(response, id).await
 }
 
 /// Waits (polled every 20 ms, at most `timeout`) until a line of the emulator's log

@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, RUNTIME_ERROR, SESSION_BUSY, SESSION_HEADER, create_task, encode, get_task, invoke,
     send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, eventually, header, json};
+use a2a_test_support::harness::{Emulator, eventually, header, json};
 use futures_util::StreamExt as _;
 
 const TASK_NOT_FOUND: i64 = -32001;
@@ -75,7 +75,7 @@ where
     assert_eq!(response.status(), 200);
     let mut on_first = Some(on_first);
     let mut body = response.bytes_stream();
-    let mut parser = a2a_integration_tests::SseParser::default();
+    let mut parser = a2a_test_support::sse::SseParser::default();
     let mut events = Vec::new();
     loop {
         let next = tokio::time::timeout(Duration::from_secs(10), body.next())
@@ -85,7 +85,7 @@ where
             None => return (events, End::Clean),
             Some(Err(_)) => return (events, End::Cut),
             Some(Ok(chunk)) => {
-                for data in parser.push(&chunk) {
+                for data in parser.push_data(&chunk) {
                     events.push(serde_json::from_str(&data).unwrap());
                 }
                 if !events.is_empty()

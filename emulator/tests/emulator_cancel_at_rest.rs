@@ -3,7 +3,7 @@
 //! §3.5.2), in both versions: the front passes the container's SSE through as it comes.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::{Emulator, Op, Version, json};
+use a2a_test_support::harness::{Emulator, Op, Version, json};
 
 #[tokio::test]
 async fn a_subscriber_to_a_task_waiting_for_input_sees_its_cancel_then_the_end() {

@@ -1,7 +1,7 @@
-//! What both test files expect from the echo agent: its card, its completed tasks in each
-//! protocol version, and the JSON-RPC errors, with generated values (ids, timestamps)
-//! checked and redacted.
-#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+//! What the Lambda function's tests (the `a2a-lambda` host and the `a2a-agent` binary)
+//! expect from the echo agent: its card, its completed tasks in each protocol version, and
+//! the JSON-RPC errors, with generated values (ids, timestamps) checked and redacted; and
+//! an engine as the function builds one, called in-process.
 
 use std::sync::Arc;
 
@@ -13,10 +13,13 @@ use a2a_server::owner::Owner;
 use a2a_server::tasks::TaskStore;
 use serde_json::{Value, json};
 
-pub mod moto;
+pub use crate::values::{is_rfc3339_millis, is_uuid};
 
 /// An engine for a built-in agent on `store`, as the function builds one by default
 /// (buffered, no auth, the placeholder URL).
+///
+/// # Panics
+/// When the engine cannot be built.
 pub fn engine_on(agent: BuiltIn, store: Arc<dyn TaskStore>) -> Engine {
     Engine::new(
         agent.agent(),
@@ -76,34 +79,11 @@ pub fn with_api_key_scheme(mut card: Value) -> Value {
     card
 }
 
-/// `2026-01-02T03:04:05.678Z`.
-pub fn is_rfc3339_millis(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let digits = |at: &[usize]| at.iter().all(|&i| bytes[i].is_ascii_digit());
-    bytes.len() == 24
-        && digits(&[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22])
-        && bytes[4] == b'-'
-        && bytes[7] == b'-'
-        && bytes[10] == b'T'
-        && bytes[13] == b':'
-        && bytes[16] == b':'
-        && bytes[19] == b'.'
-        && bytes[23] == b'Z'
-}
-
-/// `8-4-4-4-12` lowercase hex digits.
-pub fn is_uuid(text: &str) -> bool {
-    let groups: Vec<&str> = text.split('-').collect();
-    groups.iter().map(|group| group.len()).eq([8, 4, 4, 4, 12])
-        && groups.iter().all(|group| {
-            group
-                .chars()
-                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-        })
-}
-
 /// `value` with every `timestamp` checked (RFC 3339, milliseconds, UTC) and replaced by
-/// `"<timestamp>"`.
+/// `"<timestamp>"`; generated message ids stay (unlike the harness's `redact`).
+///
+/// # Panics
+/// When a timestamp is malformed.
 pub fn redact(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
@@ -126,6 +106,9 @@ pub fn redact(value: &Value) -> Value {
 }
 
 /// The task and context ids of a task (both generated UUIDs).
+///
+/// # Panics
+/// When either is missing or not a UUID.
 pub fn ids(task: &Value) -> (String, String) {
     let id = task["id"].as_str().expect("task id").to_owned();
     let context = task["contextId"].as_str().expect("context id").to_owned();

@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use a2a_client::model::{PartContent, StreamEvent, TaskState};
 use a2a_client::{Client, Error, ProtocolVersion, RetryPolicy, text_params};
-use a2a_integration_tests::front::{invocations, rpc, session_id};
-use a2a_integration_tests::{Emulator, STEP_TIMEOUT, Value, Version, json};
+use a2a_test_support::harness::front::{invocations, rpc, session_id};
+use a2a_test_support::harness::{Emulator, STEP_TIMEOUT, Value, Version, json};
+use a2a_test_support::sse;
 use futures_util::StreamExt as _;
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/cut-Zz98Yy76Xx";
@@ -165,11 +166,7 @@ async fn the_raw_answer_breaks_off_after_the_drawn_events_with_no_final_event() 
         }
     };
     assert!(failure.is_some(), "the body ended cleanly: {text}");
-    let events: Vec<Value> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap())
-        .collect();
+    let events: Vec<Value> = sse::json(&text);
     assert_eq!(events.len(), 1, "{text}");
     assert_eq!(events[0]["result"]["kind"], "task", "{text}");
     assert_eq!(events[0]["result"]["status"]["state"], "submitted");

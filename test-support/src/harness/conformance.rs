@@ -1,9 +1,12 @@
-//! Helpers for the conformance suites (`tests/conformance_v0_3.rs`, `tests/conformance_v1_0.rs`),
-//! which check against the real emulator the behaviours the published A2A conformance
-//! suite (the TCK) asserts.
+//! Helpers for the conformance suites (`conformance.rs`: the cases both protocol versions
+//! share, run once per version; `conformance_v0_3.rs`, `conformance_v1_0.rs`: each
+//! version's own), which check against the real emulator the behaviours the published A2A
+//! conformance suite (the TCK) asserts.
 //!
 //! - [`tck_id`] and [`unique_id`] make the session-unique ids the suite sends, keeping the
 //!   `messageId` prefix that tells the `conformance` agent what to do.
+//! - [`send`], [`new_task`], [`follow_up`] send messages in either version; [`task_id`],
+//!   [`history_len`] read tasks; [`rest_results`], [`stream_kind`] read streams.
 //! - [`post_raw`] / [`rpc_with_headers`] send a body with chosen headers (a version header
 //!   of any value, another content type).
 //! - [`assert_a2a_error`] checks an error response the way the suite does: the JSON-RPC
@@ -17,7 +20,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{Emulator, HeaderMap, STEP_TIMEOUT, Value, Version, header};
+use super::{Emulator, HeaderMap, Op, STEP_TIMEOUT, SseStream, Value, Version, header, json};
 
 /// `TCK_STREAMING_TIMEOUT` for emulators that run `test-resubscribe-message-id` tasks: the
 /// task then works for twice this many seconds, short enough to keep the suite fast.
@@ -57,6 +60,91 @@ pub fn unique_id(prefix: &str) -> String {
 /// `tck-complete-task` prefix).
 pub fn tck_id(name: &str) -> String {
     unique_id(&format!("tck-{name}"))
+}
+
+/// A user message with one text part that continues `task_id`.
+pub fn follow_up(version: Version, message_id: &str, text: &str, task_id: &str) -> Value {
+    let mut message = version.user_message(message_id, text);
+    message["taskId"] = json!(task_id);
+    message
+}
+
+/// `message/send` / `SendMessage` of `message`; the whole JSON-RPC response.
+pub async fn send(emulator: &Emulator, version: Version, message: Value) -> Value {
+    emulator
+        .call_op(version, Op::Send, json!({"message": message}))
+        .await
+}
+
+/// A new task from a message with this id (the suite's prerequisite task); the task.
+pub async fn new_task(emulator: &Emulator, version: Version, message_id: &str) -> Value {
+    emulator
+        .send_task(
+            version,
+            version.send_params(message_id, "TCK prerequisite task creation"),
+        )
+        .await
+}
+
+/// A task's id, checked not empty.
+///
+/// # Panics
+/// When the task has none.
+pub fn task_id(task: &Value) -> String {
+    let id = task["id"].as_str().unwrap_or_default();
+    assert!(!id.is_empty(), "the task has no id: {task}");
+    id.to_owned()
+}
+
+/// How many messages a task's history holds (0 without one).
+pub fn history_len(task: &Value) -> usize {
+    task.get("history")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+/// A JSON-RPC request body.
+pub fn request(id: &str, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// The `result`s of the rest of a stream, until the server closes it.
+///
+/// # Panics
+/// On an error event.
+pub async fn rest_results(stream: &mut SseStream) -> Vec<Value> {
+    stream
+        .rest()
+        .await
+        .into_iter()
+        .map(|event| {
+            assert!(event.get("error").is_none(), "error event: {event}");
+            event["result"].clone()
+        })
+        .collect()
+}
+
+/// The one key of a v1.0 StreamResponse (`task`, `message`, `statusUpdate`,
+/// `artifactUpdate`).
+///
+/// # Panics
+/// When it has another key, or more than one.
+pub fn stream_kind(result: &Value) -> &str {
+    let keys: Vec<&str> = result
+        .as_object()
+        .map(|map| map.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys.len(),
+        1,
+        "a StreamResponse has exactly one field: {result}"
+    );
+    let kind = keys[0];
+    assert!(
+        ["task", "message", "statusUpdate", "artifactUpdate"].contains(&kind),
+        "{result}"
+    );
+    kind
 }
 
 /// A raw HTTP answer.
@@ -320,7 +408,7 @@ pub fn is_iso8601_utc(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json;
+    use serde_json::json;
 
     #[test]
     fn tck_ids_keep_the_prefix_and_differ() {

@@ -209,7 +209,7 @@ async fn secrets_are_never_stored() {
         record["path"],
         format!(
             "/runtimes/{}/invocations?qualifier=DEFAULT&X-Amz-Signature=****&X-Amz-Credential=****",
-            a2a_integration_tests::front::encode(ARN)
+            a2a_test_support::harness::front::encode(ARN)
         )
     );
     let body: Value = serde_json::from_str(record["requestBody"].as_str().unwrap()).unwrap();
@@ -439,7 +439,7 @@ async fn sessions_show_their_lifecycle_and_tasks_their_timeline() {
         .post(format!(
             "{}/runtimes/{}/stopruntimesession",
             emulator.url(),
-            a2a_integration_tests::front::encode(ARN)
+            a2a_test_support::harness::front::encode(ARN)
         ))
         .header(SESSION_HEADER, &session)
         .body("{}")

@@ -4,7 +4,7 @@
 //! echo agent.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::{Emulator, Op, Version, header, json, json_body, redact};
+use a2a_test_support::harness::{Emulator, Op, Version, header, json, json_body, redact};
 
 fn echo_card(url: &str) -> serde_json::Value {
     json!({

@@ -1,78 +1,12 @@
-//! What the connection tests share: an agent whose behaviour the message text picks, and
-//! HTTP/1.1 spoken by hand over raw sockets (so a test can stop mid-header, mid-body, or
-//! stop reading).
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! HTTP/1.1 spoken by hand over raw sockets, for the connection tests of the container and
+//! the emulator's front: a test can stop mid-header, mid-body, or stop reading. The agent
+//! they serve is [`crate::agents::Behaving`].
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::card::{AgentCard, Capabilities, Skill};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
-
-/// Picks its behaviour from the message text:
-/// - `sleep:MS`: completes after MS milliseconds, artifact `slept`;
-/// - `tick:MS`: a `working` status every MS milliseconds (at most 400), then completes;
-/// - `firehose`: a 16 KiB `working` status message every 2 ms (8 MB/s, at most 2,500);
-/// - anything else: completes at once, echoing the text.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Behaving;
-
-impl Agent for Behaving {
-    fn card(&self) -> AgentCard {
-        let mut card = AgentCard::new("Behaving", "Does what the text says.", "1.0.0").with_skill(
-            Skill::new("behave", "Behave", "Does what the text says.", ["test"]),
-        );
-        card.capabilities = Capabilities {
-            streaming: true,
-            ..Capabilities::default()
-        };
-        card
-    }
-
-    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        let text = context.message.joined_text();
-        let cancel = context.cancellation.clone();
-        events.working().await?;
-        if let Some(ms) = text.strip_prefix("sleep:") {
-            let ms = ms.parse().unwrap_or(0);
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                () = cancel.cancelled() => return Ok(()),
-            }
-            events
-                .artifact(a2a_server::model::Artifact::text("out", "slept"))
-                .await?;
-        } else if let Some(ms) = text.strip_prefix("tick:") {
-            let every = Duration::from_millis(ms.parse().unwrap_or(50));
-            for tick in 0..400 {
-                tokio::select! {
-                    () = tokio::time::sleep(every) => {}
-                    () = cancel.cancelled() => return Ok(()),
-                }
-                events.working_with(&format!("tick {tick}")).await?;
-            }
-        } else if text == "firehose" {
-            let chunk = "x".repeat(16 * 1024);
-            for chunk_number in 0..2500 {
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_millis(2)) => {}
-                    () = cancel.cancelled() => return Ok(()),
-                }
-                events
-                    .working_with(&format!("{chunk_number} {chunk}"))
-                    .await?;
-            }
-        } else {
-            events
-                .artifact(a2a_server::model::Artifact::text("out", text))
-                .await?;
-        }
-        events.complete().await?;
-        Ok(())
-    }
-}
 
 /// A v0.3 JSON-RPC request of `method` sending `text`, id 1.
 pub fn rpc(method: &str, text: &str) -> String {
@@ -103,13 +37,16 @@ pub fn post(path: &str, body: &str, close: bool) -> Vec<u8> {
 /// An answer read off a socket.
 #[derive(Debug)]
 pub struct Answer {
+    /// The status code.
     pub status: u16,
     /// The header lines, lower-cased names, as `name: value`.
     pub headers: Vec<String>,
+    /// The body.
     pub body: Vec<u8>,
 }
 
 impl Answer {
+    /// The value of header `name` (lower case).
     pub fn header(&self, name: &str) -> Option<&str> {
         let prefix = format!("{name}: ");
         self.headers
@@ -117,6 +54,10 @@ impl Answer {
             .find_map(|line| line.strip_prefix(prefix.as_str()))
     }
 
+    /// The body as JSON.
+    ///
+    /// # Panics
+    /// When it is not JSON.
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&self.body)))
@@ -183,6 +124,7 @@ pub enum End {
     Open,
 }
 
+/// Reads the connection until it ends or `within` passes.
 pub async fn read_to_end(stream: &mut TcpStream, within: Duration) -> End {
     let mut seen = Vec::new();
     let read = tokio::time::timeout(within, async {
@@ -215,6 +157,7 @@ pub async fn eventually(within: Duration, condition: impl Fn() -> bool) -> bool 
     condition()
 }
 
+/// Connects to `address`.
 pub async fn connect(address: SocketAddr) -> TcpStream {
     TcpStream::connect(address).await.unwrap()
 }

@@ -8,7 +8,7 @@
 //! are tested in `front_*.rs`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_integration_tests::{
+use a2a_test_support::harness::{
     Emulator, HeaderMap, Op, Value, Version, header, json, json_body, spec_error,
 };
 

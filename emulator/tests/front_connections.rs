@@ -5,14 +5,14 @@
 //! and shutdown ends a stream cleanly while refusing new connections.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../server/tests/conns/mod.rs"]
-mod conns;
-
 use std::time::{Duration, Instant};
 
 use a2a_emulator::Emulator;
-use a2a_integration_tests::front::{ARN, SESSION_HEADER, invocations};
-use conns::{Behaving, End, eventually, read_answer, read_head, read_to_end, released, rpc, send};
+use a2a_test_support::agents::Behaving;
+use a2a_test_support::conns::{
+    End, eventually, read_answer, read_head, read_to_end, released, rpc, send,
+};
+use a2a_test_support::harness::front::{ARN, SESSION_HEADER, invocations};
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 

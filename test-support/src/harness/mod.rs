@@ -1,4 +1,4 @@
-//! Helpers for the workspace-level tests of the emulator and the real binaries.
+//! The emulator harness: the tests of the emulator (in-process) and of the real binaries.
 //!
 //! - [`binary`] builds a workspace binary once per test process (with the same profile as
 //!   the tests) and returns its path, so `cargo test --workspace` never runs a stale build.
@@ -6,10 +6,11 @@
 //!   default the `a2a-emulator` library in-process (on a runtime of its own), with
 //!   [`EmulatorBuilder::process`] the real binary, waiting (bounded) for the line saying
 //!   where it listens and killing it on drop. Its methods speak HTTP to it:
-//!   JSON-RPC calls in either protocol [`Version`], SSE streams ([`SseStream`]), the agent
-//!   card and `/ping`.
-//! - [`SseParser`] turns the bytes of an SSE body into its `data:` payloads, however the
-//!   body is cut into chunks.
+//!   JSON-RPC calls in either protocol [`Version`], SSE streams ([`SseStream`], read with
+//!   [`crate::sse`]), the agent card and `/ping`.
+//! - [`front`]: AgentCore's paths, headers and exact error bodies; [`streams`]: the events
+//!   a stream sends; [`conformance`]: what the conformance suites check; [`cli`]: the real
+//!   `a2a` CLI.
 //!
 //! Every wait is bounded: a test that would hang fails with what it was waiting for.
 
@@ -26,9 +27,15 @@ use std::time::{Duration, Instant};
 use futures_util::{Stream, StreamExt as _};
 pub use reqwest::header::HeaderMap;
 pub use serde_json::{Value, json};
+
+use crate::sse::SseParser;
+use crate::values::is_rfc3339_millis;
+pub use crate::values::is_uuid;
+
 pub mod cli;
 pub mod conformance;
 pub mod front;
+pub mod streams;
 
 /// How long the emulator may take to print its listening line.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
@@ -269,6 +276,23 @@ impl Version {
         json!({"message": self.user_message(message_id, text), "configuration": configuration})
     }
 
+    /// A role's wire name: `agent` → `ROLE_AGENT` in v1.0.
+    pub fn role(self, role: &str) -> String {
+        match self {
+            Self::V0_3 => role.to_owned(),
+            Self::V1_0 => format!("ROLE_{}", role.to_uppercase()),
+        }
+    }
+
+    /// The `A2A-Version` header a request of this version carries, as a header pair (none
+    /// for v0.3).
+    pub fn headers(self) -> Vec<(&'static str, &'static str)> {
+        self.header()
+            .map(|value| ("A2A-Version", value))
+            .into_iter()
+            .collect()
+    }
+
     /// A state's wire name: `input-required` → `TASK_STATE_INPUT_REQUIRED` in v1.0.
     pub fn state(self, state: &str) -> String {
         match self {
@@ -350,39 +374,6 @@ pub fn redact(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
         other => other.clone(),
     }
-}
-
-/// `8-4-4-4-12` lowercase hex digits.
-pub fn is_uuid(text: &str) -> bool {
-    let groups: Vec<&str> = text.split('-').collect();
-    groups.iter().map(|group| group.len()).eq([8, 4, 4, 4, 12])
-        && groups.iter().all(|group| {
-            group
-                .chars()
-                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-        })
-}
-
-/// `2026-01-02T03:04:05.678Z`.
-fn is_rfc3339_millis(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let digit_at = |at: &[usize]| {
-        at.iter()
-            .all(|&i| bytes.get(i).is_some_and(u8::is_ascii_digit))
-    };
-    bytes.len() == 24
-        && digit_at(&[0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22])
-        && [
-            (4, b'-'),
-            (7, b'-'),
-            (10, b'T'),
-            (13, b':'),
-            (16, b':'),
-            (19, b'.'),
-            (23, b'Z'),
-        ]
-        .iter()
-        .all(|&(at, byte)| bytes.get(at) == Some(&byte))
 }
 
 /// The options of one emulator run; [`EmulatorBuilder::start`] starts it.
@@ -961,48 +952,6 @@ pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
-/// Splits an SSE body into the `data` of its events, however the bytes are chunked.
-///
-/// Lines end with `\n` (a `\r` before it is dropped); a blank line ends an event; several
-/// `data:` lines of one event are joined with `\n`; comments (`:` lines, the keep-alives)
-/// and other fields are ignored.
-#[derive(Debug, Default)]
-pub struct SseParser {
-    line: Vec<u8>,
-    data: Vec<String>,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the data of every event they complete.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        let mut events = Vec::new();
-        for &byte in bytes {
-            if byte != b'\n' {
-                self.line.push(byte);
-                continue;
-            }
-            let mut line = std::mem::take(&mut self.line);
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    events.push(self.data.join("\n"));
-                    self.data.clear();
-                }
-                continue;
-            }
-            let line = String::from_utf8_lossy(&line);
-            let (field, value) = line.split_once(':').unwrap_or((&line, ""));
-            if field == "data" {
-                self.data
-                    .push(value.strip_prefix(' ').unwrap_or(value).to_owned());
-            }
-        }
-        events
-    }
-}
-
 type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Vec<u8>>> + Send>>;
 
 /// A server-sent-event stream being read, one event at a time.
@@ -1074,7 +1023,7 @@ impl SseStream {
             match tokio::time::timeout(STEP_TIMEOUT, self.body.next()).await {
                 Err(_) => panic!("no SSE event within {STEP_TIMEOUT:?} (stream {})", self.id),
                 Ok(None) => self.ended = true,
-                Ok(Some(Ok(chunk))) => self.ready.extend(self.parser.push(&chunk)),
+                Ok(Some(Ok(chunk))) => self.ready.extend(self.parser.push_data(&chunk)),
                 Ok(Some(Err(error))) => panic!("the SSE stream {} failed: {error}", self.id),
             }
         }
@@ -1124,30 +1073,6 @@ impl SseStream {
 mod tests {
     use super::*;
 
-    const BODY: &str =
-        "data: {\"a\":1}\n\n: keep-alive\n\ndata: one\ndata: two\n\nevent: x\r\ndata:three\r\n\r\n";
-
-    #[test]
-    fn sse_parser_reads_events_whatever_the_chunking() {
-        let expected = vec!["{\"a\":1}", "one\ntwo", "three"];
-        let bytes = BODY.as_bytes();
-        let mut whole = SseParser::default();
-        assert_eq!(whole.push(bytes), expected);
-        for size in 1..bytes.len() {
-            let mut parser = SseParser::default();
-            let events: Vec<String> = bytes.chunks(size).flat_map(|c| parser.push(c)).collect();
-            assert_eq!(events, expected, "chunks of {size}");
-        }
-    }
-
-    #[test]
-    fn sse_parser_holds_an_unfinished_event() {
-        let mut parser = SseParser::default();
-        assert!(parser.push(b"data: par").is_empty());
-        assert!(parser.push(b"tial\n").is_empty());
-        assert_eq!(parser.push(b"\n"), vec!["partial"]);
-    }
-
     #[test]
     fn redact_replaces_timestamps_and_generated_message_ids() {
         let value = json!({"status": {"timestamp": "2026-01-02T03:04:05.678Z"},
@@ -1160,11 +1085,13 @@ mod tests {
     }
 
     #[test]
-    fn state_names_per_version() {
+    fn state_and_role_names_per_version() {
         assert_eq!(Version::V0_3.state("input-required"), "input-required");
         assert_eq!(
             Version::V1_0.state("input-required"),
             "TASK_STATE_INPUT_REQUIRED"
         );
+        assert_eq!(Version::V0_3.role("agent"), "agent");
+        assert_eq!(Version::V1_0.role("user"), "ROLE_USER");
     }
 }

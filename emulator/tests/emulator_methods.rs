@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::{Emulator, Op, Value, Version, eventually, json, redact, spec_error};
+use a2a_test_support::harness::{
+    Emulator, Op, Value, Version, eventually, json, redact, spec_error,
+};
 
 fn text_part(version: Version, text: &str) -> Value {
     match version {

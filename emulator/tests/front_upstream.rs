@@ -9,10 +9,10 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, RUNTIME_ERROR, SESSION_HEADER, invocations, invoke, rpc, send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, Value, Version, header, json};
+use a2a_test_support::harness::{Emulator, Value, Version, header, json};
 
 fn upstream_container() -> Emulator {
     Emulator::start(&["--container-only", "--agent", "echo"])

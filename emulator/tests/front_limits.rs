@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_integration_tests::front::{
+use a2a_test_support::harness::front::{
     self, ARN, NOT_FOUND, SESSION_HEADER, create_task, encode, invoke, send_params, session_id,
 };
-use a2a_integration_tests::{Emulator, Value, header, json};
+use a2a_test_support::harness::{Emulator, Value, header, json};
 use futures_util::StreamExt as _;
 
 /// The runtime id of [`ARN`], and its account.
@@ -32,14 +32,14 @@ async fn a_stream_is_cut_at_the_streaming_limit() {
     .await;
     assert_eq!(response.status(), 200);
     let mut body = response.bytes_stream();
-    let mut parser = a2a_integration_tests::SseParser::default();
+    let mut parser = a2a_test_support::sse::SseParser::default();
     let mut events = Vec::new();
     let cut = loop {
         let next = tokio::time::timeout(Duration::from_secs(10), body.next())
             .await
             .expect("the stream was not cut within 10 s");
         match next {
-            Some(Ok(chunk)) => events.extend(parser.push(&chunk)),
+            Some(Ok(chunk)) => events.extend(parser.push_data(&chunk)),
             Some(Err(error)) => break error,
             None => panic!("the stream ended cleanly: {events:?}"),
         }

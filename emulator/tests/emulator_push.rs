@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use a2a_integration_tests::{Emulator, Op, Value, Version, eventually, json};
+use a2a_test_support::harness::{Emulator, Op, Value, Version, eventually, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

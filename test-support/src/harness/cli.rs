@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use crate::{Value, binary};
+use super::{Value, binary};
 
 /// Variables the CLI reads that a caller's environment could set.
 const CLI_ENV: [&str; 4] = [

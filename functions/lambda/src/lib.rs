@@ -55,8 +55,10 @@
 pub mod app;
 pub mod background;
 pub mod config;
-pub mod dynamo;
 pub mod logging;
+
+/// The DynamoDB task store: the `a2a-dynamodb` crate, usable by any host.
+pub use a2a_dynamodb as dynamo;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
+use a2a_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;
 use aws_sdk_dynamodb::types::{

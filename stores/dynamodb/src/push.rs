@@ -83,7 +83,9 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::{DynamoSettings, DynamoTaskStore, attr, expires_at, unix_now};
+use crate::item::{attr, expires_at, unix_now};
+use crate::settings::DynamoSettings;
+use crate::store::DynamoTaskStore;
 
 /// The condition that the item has not expired (`:now` is the time of the write; an item
 /// written without `expiresAt` never expires).

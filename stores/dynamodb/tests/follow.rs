@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use a2a_core::card::{AgentCard, Capabilities, Skill};
 use a2a_core::error::ErrorProfile;
-use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
+use a2a_dynamodb::{DynamoSettings, DynamoTaskStore};
 use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
 use a2a_server::agents::BuiltIn;
 use a2a_server::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};

@@ -376,7 +376,7 @@ impl Lambda {
 /// Runs `agent` wherever the binary is started: as a Lambda function configured from the
 /// environment ([`Config`]) when the Lambda runtime started it (`AWS_LAMBDA_RUNTIME_API`
 /// is set), and anywhere else as an AWS Bedrock AgentCore Runtime container
-/// ([`a2a_server::serve`]: port 9000 unless `PORT` says otherwise, `/ping`, configured by
+/// ([`a2a_server::serve()`]: port 9000 unless `PORT` says otherwise, `/ping`, configured by
 /// its own variables). One binary serves `cargo lambda deploy`, an AgentCore image and a
 /// local run. [`Lambda::run`] serves Lambda only.
 ///

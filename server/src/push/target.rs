@@ -24,6 +24,9 @@
 //! A URL is checked twice: when a client sets a config ([`check_url`]), and at connect
 //! time by the delivery's resolver, because a name may resolve to another address by then
 //! (DNS rebinding).
+//!
+//! One concept, the guard's checks (policy, refusal texts, URL form, resolution), with
+//! their tests; the address tables they consult are in `target/blocks.rs`.
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};

@@ -67,6 +67,9 @@
 //! deletes it (which takes up to days): it holds no configurations, no write but a new
 //! creation (which replaces it whole) applies to it. The IAM actions: `dynamodb:GetItem` and
 //! `dynamodb:UpdateItem` on the table, which the task store needs already.
+//!
+//! One concept in one file: the configurations' item, its conditional writes and its
+//! codec, which only make sense together.
 
 use std::collections::HashMap;
 use std::time::Duration;

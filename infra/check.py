@@ -75,11 +75,10 @@ def binary_variables():
 
 
 def store_facts():
-    """The DynamoDB actions the task store calls (in dynamo.rs and its submodules under
-    dynamo/), its index, and its TTL attribute."""
-    source = rust_source("functions/lambda/src/dynamo.rs")
-    submodules = sorted((ROOT / "functions/lambda/src/dynamo").glob("*.rs"))
-    every_source = source + "".join(path.read_text() for path in submodules)
+    """The DynamoDB actions the task store calls (every module of stores/dynamodb/src), its
+    index, and its TTL attribute."""
+    modules = sorted((ROOT / "stores/dynamodb/src").glob("*.rs"))
+    every_source = "".join(path.read_text() for path in modules)
     calls = set(re.findall(r"\.client\s*\.(\w+)\(\)", every_source))
     # Sharing the client with another store (`.client.clone()`) is no DynamoDB call.
     calls.discard("clone")
@@ -87,8 +86,8 @@ def store_facts():
     # with DynamoDB transactions"): TransactWriteItems is no IAM action of its own.
     calls = {"put_item" if call == "transact_write_items" else call for call in calls}
     actions = {"dynamodb:" + "".join(w.capitalize() for w in call.split("_")) for call in calls}
-    index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', source).group(1)
-    ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', source).group(1)
+    index = re.search(r'pub const OWNER_INDEX: &str = "([^"]+)"', every_source).group(1)
+    ttl = re.search(r'pub const EXPIRES_AT: &str = "([^"]+)"', every_source).group(1)
     return actions, index, ttl
 
 

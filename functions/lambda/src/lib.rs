@@ -55,9 +55,11 @@
 pub mod app;
 mod background;
 pub mod config;
-pub mod dynamo;
 pub mod logging;
 pub mod testing;
+
+/// The DynamoDB task store: the `a2a-dynamodb` crate, usable by any host.
+pub use a2a_dynamodb as dynamo;
 
 use std::sync::Arc;
 use std::time::Instant;

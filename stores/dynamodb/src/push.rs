@@ -67,6 +67,9 @@
 //! deletes it (which takes up to days): it holds no configurations, no write but a new
 //! creation (which replaces it whole) applies to it. The IAM actions: `dynamodb:GetItem` and
 //! `dynamodb:UpdateItem` on the table, which the task store needs already.
+//!
+//! One concept in one file: the configurations' item, its conditional writes and its
+//! codec, which only make sense together.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -83,7 +86,9 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::{DynamoSettings, DynamoTaskStore, attr, expires_at, unix_now};
+use crate::item::{attr, expires_at, unix_now};
+use crate::settings::DynamoSettings;
+use crate::store::DynamoTaskStore;
 
 /// The condition that the item has not expired (`:now` is the time of the write; an item
 /// written without `expiresAt` never expires).

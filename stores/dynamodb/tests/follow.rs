@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a2a_core::error::ErrorProfile;
-use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
+use a2a_dynamodb::{DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
 use a2a_server::tasks::TaskStore;

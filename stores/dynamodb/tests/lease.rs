@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::model::{Message, Role, Task, TaskState, TaskStatus};
-use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore};
+use a2a_dynamodb::{DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::owner::Owner;

@@ -9,8 +9,8 @@ use a2a_core::model::{
     ListTasksParams, PushAuthentication, PushNotificationConfig, Task, TaskState, TaskStatus,
 };
 use a2a_core::version::ProtocolVersion;
-use a2a_lambda::dynamo::push::PUT_ATTEMPTS;
-use a2a_lambda::dynamo::{DEFAULT_RETENTION, DynamoPushConfigStore, DynamoSettings};
+use a2a_dynamodb::push::PUT_ATTEMPTS;
+use a2a_dynamodb::{DEFAULT_RETENTION, DynamoPushConfigStore, DynamoSettings};
 use a2a_server::owner::Owner;
 use a2a_server::push::{
     ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, PushConfigStore, StoredConfig,

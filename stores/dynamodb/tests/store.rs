@@ -10,7 +10,7 @@ use std::time::Duration;
 use a2a_core::model::{
     Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
 };
-use a2a_lambda::dynamo::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
+use a2a_dynamodb::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};

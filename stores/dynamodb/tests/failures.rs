@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a2a_core::model::{Task, TaskState, TaskStatus};
-use a2a_lambda::dynamo::{
+use a2a_dynamodb::{
     DynamoSettings, DynamoTaskStore, MAX_ATTEMPTS, OPERATION_ATTEMPT_TIMEOUT, OPERATION_TIMEOUT,
 };
 use a2a_server::agents::BuiltIn;

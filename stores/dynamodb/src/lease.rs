@@ -7,7 +7,8 @@ use std::sync::Arc;
 use a2a_server::tasks::{Lease, StoreError};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{DynamoTaskStore, attr};
+use crate::item::attr;
+use crate::store::DynamoTaskStore;
 
 /// Adds `lease`'s attributes to an item.
 pub(super) fn insert(item: &mut HashMap<String, AttributeValue>, lease: &Lease) {

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use a2a_core::model::{ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
-use a2a_lambda::dynamo::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
+use a2a_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
 use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::Engine;
 use a2a_server::owner::Owner;

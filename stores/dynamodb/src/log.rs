@@ -11,7 +11,9 @@ use a2a_server::owner::Owner;
 use a2a_server::tasks::{Lease, Logged, Since, StoreError, TaskStore as _};
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 
-use super::{DynamoTaskStore, attr, lease};
+use crate::item::attr;
+use crate::lease;
+use crate::store::DynamoTaskStore;
 
 /// The id of the log item of a task's write.
 fn log_id(task_id: &str, version: u64) -> String {

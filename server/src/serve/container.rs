@@ -1,0 +1,248 @@
+//! [`Container`]: an agent as an AgentCore container, configured in code.
+
+use crate::push::delivery::{DeliveryPolicy, Webhooks};
+use crate::push::{InMemoryPushConfigs, Push};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::card::Bindings;
+use a2a_core::error::ErrorProfile;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tower::util::MapRequestLayer;
+
+use super::{ContainerConfig, Running, ServeError};
+use crate::agent::{IntoAgent, SharedAgent};
+use crate::engine::{Engine, EngineConfig};
+use crate::graceful;
+use crate::http::{RouterOptions, router};
+use crate::identity::Identity;
+use crate::layers::{Layers, RouterLayer};
+use crate::listen::{self, Gauges};
+use crate::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskStore};
+
+/// An agent as an AgentCore container, configured in code.
+pub struct Container {
+    agent: SharedAgent,
+    config: ContainerConfig,
+    store: Option<Arc<dyn TaskStore>>,
+    layers: Layers,
+}
+
+impl std::fmt::Debug for Container {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Container")
+            .field("config", &self.config)
+            .field("layers", &self.layers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Container {
+    /// The agent with [`ContainerConfig::default`] (0.0.0.0:9000, tasks in memory).
+    pub fn new(agent: impl IntoAgent) -> Self {
+        Self::with_config(agent, ContainerConfig::default())
+    }
+
+    /// The agent with given settings.
+    pub fn with_config(agent: impl IntoAgent, config: ContainerConfig) -> Self {
+        Self {
+            agent: agent.into_agent(),
+            config,
+            store: None,
+            layers: Layers::default(),
+        }
+    }
+
+    /// The agent with the settings of the environment ([`ContainerConfig::from_env`]).
+    ///
+    /// # Errors
+    /// [`ServeError::Config`] for a variable with an unusable value.
+    pub fn from_env(agent: impl IntoAgent) -> Result<Self, ServeError> {
+        Ok(Self::with_config(agent, ContainerConfig::from_env()?))
+    }
+
+    /// Listens on `address` (port 0 picks a free one).
+    pub fn address(mut self, address: SocketAddr) -> Self {
+        self.config.address = address;
+        self
+    }
+
+    /// The URL the card advertises.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.config.public_url = Some(url.into());
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the process's memory.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// How A2A refusals are reported.
+    pub fn error_profile(mut self, profile: ErrorProfile) -> Self {
+        self.config.error_profile = profile;
+        self
+    }
+
+    /// Largest request body accepted (default AgentCore's 100 MB).
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long in-flight requests get to finish on shutdown (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.shutdown_grace = grace;
+        self
+    }
+
+    /// About how many bytes of tasks the in-memory task store keeps (default 256 MiB)
+    /// before it forgets the oldest finished ones.
+    pub fn task_store_bytes(mut self, bytes: usize) -> Self {
+        self.config.task_store_bytes = bytes;
+        self
+    }
+
+    /// The protocol bindings served, preferred first (default JSON-RPC and HTTP+JSON; a
+    /// container behind AgentCore serves JSON-RPC only, all the platform passes).
+    pub fn bindings(mut self, bindings: Bindings) -> Self {
+        self.config.bindings = bindings;
+        self
+    }
+
+    /// Wraps the router in a tower layer of yours (auth, limits), outermost last, as
+    /// [`Router::layer`] does.
+    pub fn layer(mut self, layer: impl RouterLayer) -> Self {
+        self.layers.push(layer);
+        self
+    }
+
+    /// How long a connection may take to send a request's headers, also the keep-alive
+    /// idle timeout (default 60 s).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.config.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may go without a byte before `408` (default 60 s).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.config.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a write may wait for a client that does not read (default 60 s).
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.config.write_stall_timeout = timeout;
+        self
+    }
+
+    /// Connections open at once before `503` (default 10,000).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.config.max_connections = connections;
+        self
+    }
+
+    /// The container's router for a given public URL, for calling in-process (`oneshot`).
+    ///
+    /// # Errors
+    /// [`ServeError::Card`] when the agent's card or the URL is invalid.
+    pub fn into_router(self, public_url: &str) -> Result<Router, ServeError> {
+        let (router, _) = self.build(public_url)?;
+        Ok(router)
+    }
+
+    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig), ServeError> {
+        let store = self.store.unwrap_or_else(|| {
+            Arc::new(InMemoryTaskStore::with_limits(
+                DEFAULT_IN_MEMORY_CAPACITY,
+                self.config.task_store_bytes,
+            ))
+        });
+        let engine = Engine::new(
+            self.agent,
+            store,
+            EngineConfig {
+                public_url: public_url.to_owned(),
+                error_profile: self.config.error_profile,
+                host_can_stream: true,
+                security: None,
+                background_work: true,
+            },
+        )?;
+        let engine = engine.with_bindings(self.config.bindings.clone());
+        let engine = if self.config.push_notifications {
+            let webhooks = Webhooks::new(self.config.push_targets, DeliveryPolicy::default())?;
+            engine.with_push(Push::new(Arc::new(InMemoryPushConfigs::new()), webhooks))
+        } else {
+            engine
+        };
+        let app = router(
+            Arc::new(engine),
+            RouterOptions {
+                max_body_bytes: self.config.max_body_bytes,
+                // The router's own first step (in its one stack of layers, which costs
+                // less than a layer of its own around every route).
+                identity: Some(self.config.identity),
+            },
+        );
+        let mut app = self.layers.apply(app);
+        if self.config.identity == Identity::None {
+            // The user id header is not the platform's here: removed before the user's
+            // layers could read it too.
+            app = app.layer(MapRequestLayer::new(|request| {
+                Identity::None.identify(request)
+            }));
+        }
+        Ok((app, self.config))
+    }
+
+    /// Binds the address and serves in the background until [`Running::shutdown`].
+    ///
+    /// # Errors
+    /// The address cannot be bound, or the card is invalid.
+    pub async fn bind(self) -> Result<Running, ServeError> {
+        let address = self.config.address;
+        let listener = TcpListener::bind(address)
+            .await
+            .map_err(|source| ServeError::Bind { address, source })?;
+        let bound = listener.local_addr()?;
+        let public_url = self
+            .config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
+        let (app, config) = self.build(&public_url)?;
+        tracing::info!(%bound, %public_url, "container listening");
+        let (stop, stopped) = watch::channel(false);
+        let gauges = Arc::new(Gauges::default());
+        let task = tokio::spawn(listen::serve(
+            listener,
+            app,
+            config.limits(),
+            stopped,
+            Arc::clone(&gauges),
+        ));
+        Ok(Running {
+            address: bound,
+            url: public_url,
+            stop,
+            task,
+            gauges,
+        })
+    }
+
+    /// Serves until SIGTERM or Ctrl-C, then gives in-flight requests and streams the
+    /// shutdown grace to finish.
+    ///
+    /// # Errors
+    /// The address cannot be bound, the card is invalid, or the server failed.
+    pub async fn serve(self) -> Result<(), ServeError> {
+        let running = self.bind().await?;
+        graceful::shutdown_signal().await;
+        running.shutdown().await
+    }
+}

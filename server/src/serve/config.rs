@@ -68,7 +68,7 @@ pub struct ContainerConfig {
     /// `A2A_LOG_FORMAT`: `text` (default) or `json`.
     pub log_format: LogFormat,
     /// `A2A_IDENTITY`: `agentcore` (default: callers as AgentCore names them) or `none`
-    /// (every caller anonymous); see [`crate::identity`].
+    /// (every caller anonymous); see [`crate::host::identity`].
     pub identity: Identity,
     /// `A2A_PUSH_NOTIFICATIONS`: `on` (default: the push methods are served and webhooks
     /// told) or `off` (they answer -32003 and the card says `pushNotifications: false`).

@@ -74,7 +74,7 @@ pub enum ServeError {
     Push(#[from] crate::push::delivery::DeliveryError),
 }
 /// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`), off the request
-/// path ([`crate::logging`]); colours only on a terminal and without `NO_COLOR`. Leaves a
+/// path ([`crate::host::logging`]); colours only on a terminal and without `NO_COLOR`. Leaves a
 /// subscriber already installed in place. Hold the guard until the host returns.
 pub fn init_logging(format: LogFormat) -> crate::logging::LogGuard {
     crate::logging::Logging::new(format).init()

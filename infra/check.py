@@ -366,7 +366,8 @@ def check_dockerfile():
     check(layers <= 6, f"few layers ({layers} RUN/COPY/ADD, at most 6)")
     entrypoint = json.loads(dict(final).get("ENTRYPOINT", "[]"))
     args = " ".join(entrypoint[1:])
-    serve_source = rust_source("server/src/serve.rs")
+    serve_source = "".join(rust_source(f"server/src/serve/{name}.rs")
+                           for name in ("mod", "config", "container", "running"))
     default_port = re.search(r"pub const AGENTCORE_PORT: u16 = (\d+);", serve_source)
     check(entrypoint == ["/usr/local/bin/a2a-container"] and not args
           and default_port is not None and default_port.group(1) == "9000"

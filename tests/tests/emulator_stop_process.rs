@@ -84,7 +84,12 @@ async fn stopping_a_session_stops_its_agent_process() {
     let pids = agent_pids(&mut emulator, &session);
     assert_eq!(pids.len(), 2, "{pids:?}");
     assert!(!exited(pids[1]));
+    // Waited for, so that the emulator stops the new session's agent process before the
+    // harness kills what is left (a process left behind outlives the test run).
     emulator.terminate();
+    let status = emulator.exited_within(Duration::from_secs(15)).await;
+    assert!(status.is_some_and(|status| status.success()), "{status:?}");
+    assert!(exited(pids[1]), "the agent process outlived the emulator");
 }
 
 #[tokio::test]

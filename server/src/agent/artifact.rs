@@ -74,7 +74,7 @@ impl ArtifactWriter {
     /// Writes a chunk of text. An empty text is skipped.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub async fn write(&mut self, text: impl Into<String>) -> Result<(), SinkClosed> {
         let text = text.into();
         if text.is_empty() {
@@ -86,7 +86,7 @@ impl ArtifactWriter {
     /// Writes a chunk of any parts (a data part, a file). No parts: nothing is written.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub async fn write_parts(
         &mut self,
         parts: impl IntoIterator<Item = Part>,
@@ -106,7 +106,7 @@ impl ArtifactWriter {
     /// written.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub async fn finish(mut self) -> Result<(), SinkClosed> {
         match self.held.take() {
             Some(parts) => {

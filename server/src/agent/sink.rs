@@ -153,7 +153,7 @@ impl EventReceiver {
 /// [`artifact`](Self::artifact), streamed ones with [`artifact_writer`](Self::artifact_writer),
 /// and any [`AgentEvent`] with [`send`](Self::send).
 ///
-/// Every call fails with [`SinkClosed`] once the engine no longer listens (the task was
+/// Every call fails with [`SinkClosed`] once the engine has stopped listening (the task was
 /// canceled or ended): `?` it and the agent returns.
 #[derive(Debug, Clone)]
 pub struct EventSink {
@@ -183,7 +183,7 @@ impl EventSink {
     /// Sends any event.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn send(
         &self,
         event: AgentEvent,
@@ -206,7 +206,7 @@ impl EventSink {
     /// thing an agent sends.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn reply(
         &self,
         text: impl Into<String>,
@@ -219,7 +219,7 @@ impl EventSink {
     /// Moves the task to `state`, with what `note` carries (`StatusNote::none()`: nothing).
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn status(
         &self,
         state: TaskState,
@@ -249,7 +249,7 @@ impl EventSink {
     /// Marks the task working.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn working(&self) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         self.status(TaskState::Working, StatusNote::none())
     }
@@ -257,7 +257,7 @@ impl EventSink {
     /// Marks the task working, with a progress message (or note).
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn working_with(
         &self,
         note: impl Into<StatusNote>,
@@ -268,7 +268,7 @@ impl EventSink {
     /// Completes the task.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn complete(&self) -> impl Future<Output = Result<(), SinkClosed>> + Send + '_ {
         self.status(TaskState::Completed, StatusNote::none())
     }
@@ -286,7 +286,7 @@ impl EventSink {
     /// ```
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn complete_with(
         &self,
         note: impl Into<StatusNote>,
@@ -299,7 +299,7 @@ impl EventSink {
     /// [`RequestContext::previous`](super::RequestContext::previous) set).
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn ask(
         &self,
         question: impl Into<StatusNote>,
@@ -311,7 +311,7 @@ impl EventSink {
     /// whose detail is only logged).
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn fail(
         &self,
         reason: impl Into<StatusNote>,
@@ -322,7 +322,7 @@ impl EventSink {
     /// Rejects the task: the agent will not do it.
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn reject(
         &self,
         reason: impl Into<StatusNote>,
@@ -334,7 +334,7 @@ impl EventSink {
     /// it).
     ///
     /// # Errors
-    /// [`SinkClosed`] when the engine no longer listens.
+    /// [`SinkClosed`] when the engine has stopped listening.
     pub fn artifact(
         &self,
         artifact: Artifact,

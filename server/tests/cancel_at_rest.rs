@@ -19,10 +19,10 @@ use a2a_server::agents::BuiltIn;
 use a2a_server::host::engine::{Engine, EngineConfig};
 use a2a_server::host::http::{RouterOptions, router};
 use a2a_server::tasks::InMemoryTaskStore;
+use a2a_test_support::sse::SseReader;
 use axum::Router;
 use axum::body::{Body, BodyDataStream};
 use axum::http::{Method, Request, StatusCode, header};
-use futures_util::StreamExt as _;
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
@@ -199,10 +199,7 @@ async fn json_of(app: &Router, request: Request<Body>) -> Value {
 }
 
 /// An SSE body, read one event at a time.
-struct Sse {
-    body: BodyDataStream,
-    buffered: String,
-}
+struct Sse(SseReader<BodyDataStream>);
 
 impl Sse {
     async fn open(app: &Router, request: Request<Body>) -> Self {
@@ -218,41 +215,15 @@ impl Sse {
             content_type.starts_with("text/event-stream"),
             "{content_type}"
         );
-        Self {
-            body: response.into_body().into_data_stream(),
-            buffered: String::new(),
-        }
+        Self(SseReader::new(
+            response.into_body().into_data_stream(),
+            STEP,
+        ))
     }
 
     /// The JSON of the next event; `None` when the body ends. Either within [`STEP`].
     async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(end) = self.buffered.find("\n\n") {
-                let frame: String = self.buffered.drain(..end + 2).collect();
-                let data = frame
-                    .lines()
-                    .find_map(|line| line.strip_prefix("data: "))
-                    .unwrap_or_else(|| panic!("an event without data: {frame:?}"));
-                return Some(serde_json::from_str(data).expect("an event is JSON"));
-            }
-            let chunk = tokio::time::timeout(STEP, self.body.next())
-                .await
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "the stream stayed open, silent; read so far: {:?}",
-                        self.buffered
-                    )
-                });
-            match chunk {
-                Some(bytes) => self
-                    .buffered
-                    .push_str(std::str::from_utf8(&bytes.expect("body chunk")).expect("UTF-8")),
-                None => {
-                    assert!(self.buffered.trim().is_empty(), "{:?}", self.buffered);
-                    return None;
-                }
-            }
-        }
+        self.0.next_json().await
     }
 }
 

@@ -191,3 +191,63 @@ mod tests {
         assert_eq!(data(&events), [Some("\nx"), Some("")]);
     }
 }
+
+/// Reads an SSE body as it arrives, one event at a time: what a test of a stream that
+/// must end (or must not stay silent) reads with.
+#[derive(Debug)]
+pub struct SseReader<S> {
+    body: S,
+    parser: SseParser,
+    ready: std::collections::VecDeque<SseEvent>,
+    step: Duration,
+}
+
+impl<S, D, E> SseReader<S>
+where
+    S: futures_util::Stream<Item = Result<D, E>> + Unpin,
+    D: AsRef<[u8]>,
+    E: std::fmt::Debug,
+{
+    /// Reads `body`, waiting at most `step` for each event.
+    pub fn new(body: S, step: Duration) -> Self {
+        Self {
+            body,
+            parser: SseParser::default(),
+            ready: std::collections::VecDeque::new(),
+            step,
+        }
+    }
+
+    /// The JSON of the next event with data; `None` when the body ends between events.
+    ///
+    /// # Panics
+    /// When nothing arrives within the step (the stream stayed open, silent), the body
+    /// fails, it ends inside an event, or the data is not JSON.
+    pub async fn next_json(&mut self) -> Option<Value> {
+        use futures_util::StreamExt as _;
+        loop {
+            if let Some(event) = self.ready.pop_front() {
+                if event.data.is_some() {
+                    return Some(event.json());
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(self.step, self.body.next())
+                .await
+                .unwrap_or_else(|_| panic!("the stream stayed open, silent, for {:?}", self.step));
+            match chunk {
+                Some(bytes) => {
+                    let bytes = bytes.unwrap_or_else(|error| panic!("body chunk: {error:?}"));
+                    self.ready.extend(self.parser.push(bytes.as_ref()));
+                }
+                None => {
+                    assert!(
+                        self.parser.is_between_events(),
+                        "the body ended inside an event"
+                    );
+                    return None;
+                }
+            }
+        }
+    }
+}

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use a2a_lambda::{App, Config};
+use a2a_test_support::sse::SseReader;
 use axum::body::BodyDataStream;
 use axum::http::{StatusCode, header};
-use futures_util::StreamExt as _;
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::{Service as _, ServiceExt as _};
@@ -98,10 +98,7 @@ async fn idle(app: &mut App) {
 }
 
 /// An SSE body, read one event at a time.
-struct Sse {
-    body: BodyDataStream,
-    buffered: String,
-}
+struct Sse(SseReader<BodyDataStream>);
 
 impl Sse {
     async fn open(app: &mut App, event: &str) -> Self {
@@ -111,41 +108,15 @@ impl Sse {
             response.headers().get(header::CONTENT_TYPE).unwrap(),
             "text/event-stream"
         );
-        Self {
-            body: response.into_body().into_data_stream(),
-            buffered: String::new(),
-        }
+        Self(SseReader::new(
+            response.into_body().into_data_stream(),
+            STEP,
+        ))
     }
 
     /// The JSON of the next event; `None` when the body ends. Either within [`STEP`].
     async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(end) = self.buffered.find("\n\n") {
-                let frame: String = self.buffered.drain(..end + 2).collect();
-                let data = frame
-                    .lines()
-                    .find_map(|line| line.strip_prefix("data: "))
-                    .unwrap_or_else(|| panic!("an event without data: {frame:?}"));
-                return Some(serde_json::from_str(data).expect("an event is JSON"));
-            }
-            let chunk = tokio::time::timeout(STEP, self.body.next())
-                .await
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "the stream stayed open, silent; read so far: {:?}",
-                        self.buffered
-                    )
-                });
-            match chunk {
-                Some(bytes) => self
-                    .buffered
-                    .push_str(std::str::from_utf8(&bytes.expect("body chunk")).expect("UTF-8")),
-                None => {
-                    assert!(self.buffered.trim().is_empty(), "{:?}", self.buffered);
-                    return None;
-                }
-            }
-        }
+        self.0.next_json().await
     }
 }
 

@@ -20,7 +20,7 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
-	$(CARGO) run --release -p a2a-emulator -- --host $(HOST) --port $(PORT) --agent $(AGENT)
+	$(CARGO) run --release -p a2a-lambda-emulator -- --host $(HOST) --port $(PORT) --agent $(AGENT)
 
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
@@ -75,8 +75,8 @@ browser: ## The emulator's inspector page in headless Chromium (screenshot in ta
 	tests/browser/run.sh
 
 bench: ## Criterion benchmarks (parse + convert; one send in-process) and the load benchmark
-	$(CARGO) bench -p a2a-core
-	$(CARGO) bench -p a2a-server
+	$(CARGO) bench -p a2a-lambda-core
+	$(CARGO) bench -p a2a-lambda-server
 	scripts/load.py
 
 load: ## Load benchmark: emulator vs a minimal JSON-RPC ceiling (needs wrk)
@@ -100,7 +100,7 @@ SOAK_CONNECTIONS ?= 256
 SOAK_ARGS ?=
 
 soak: ## Soak the release front and container: mixed load, latency, RSS, fds, tasks left working
-	$(CARGO) build --release -q -p a2a-soak -p a2a-emulator -p a2a-server --bin a2a-soak --bin a2a-emulator --bin a2a-container
+	$(CARGO) build --release -q -p a2a-soak -p a2a-lambda-emulator -p a2a-lambda-server --bin a2a-soak --bin a2a-emulator --bin a2a-container
 	target/release/a2a-soak --seconds $(SOAK_SECONDS) --connections $(SOAK_CONNECTIONS) $(SOAK_ARGS)
 
 

@@ -165,9 +165,9 @@ def main():
     if args.bin:
         release = examples = os.path.abspath(args.bin)
     else:
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-emulator", "--bin",
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-emulator", "--bin",
                         "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-server",
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-server",
                         "--bin", "a2a-container"], cwd=ROOT, check=True)
         release = os.path.join(ROOT, "target", "release")
         examples = os.path.join(release, "examples")

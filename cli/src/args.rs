@@ -145,7 +145,7 @@ pub enum BindingArg {
     HttpJson,
 }
 
-impl From<BindingArg> for a2a_client::Binding {
+impl From<BindingArg> for a2a_lambda_client::Binding {
     fn from(binding: BindingArg) -> Self {
         match binding {
             BindingArg::JsonRpc => Self::JsonRpc,

@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use a2a_client::Error;
+use a2a_lambda_client::Error;
 use serde_json::json;
 
 /// Success.

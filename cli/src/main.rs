@@ -16,7 +16,7 @@ async fn main() -> std::process::ExitCode {
     if cli.global.verbose {
         tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
-            .with_env_filter("a2a_client=debug")
+            .with_env_filter("a2a_lambda_client=debug")
             .init();
     }
     let json = cli.global.json;

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use a2a_client::model::{self, PartContent, StreamEvent, Task, TaskState};
-use a2a_client::{Binding, FetchedCard, ProtocolVersion, protocol};
+use a2a_lambda_client::model::{self, PartContent, StreamEvent, Task, TaskState};
+use a2a_lambda_client::{Binding, FetchedCard, ProtocolVersion, protocol};
 
 /// A state as a person reads it (`input-required`).
 pub fn state(state: TaskState) -> &'static str {
@@ -79,7 +79,7 @@ pub fn card(card: &FetchedCard, chosen: Option<(Binding, ProtocolVersion, &str)>
     if let Some((binding, version, url)) = chosen {
         println!(
             "using:     {} {} at {url}",
-            a2a_client::card::binding_label(binding),
+            a2a_lambda_client::card::binding_label(binding),
             version.as_str()
         );
     }

@@ -1,7 +1,7 @@
 //! `a2a push …` (a task's push-notification configs) and `a2a send --push-url`.
 
-use a2a_client::model::{self, PushAuthentication, PushNotificationConfig};
-use a2a_client::{Client, Error, push};
+use a2a_lambda_client::model::{self, PushAuthentication, PushNotificationConfig};
+use a2a_lambda_client::{Client, Error, push};
 use serde_json::json;
 
 use crate::args::{Global, PushCommand};

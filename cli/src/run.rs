@@ -2,8 +2,10 @@
 
 use std::time::Duration;
 
-use a2a_client::model::{self, SendResult, TaskState};
-use a2a_client::{Auth, Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, protocol};
+use a2a_lambda_client::model::{self, SendResult, TaskState};
+use a2a_lambda_client::{
+    Auth, Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, protocol,
+};
 use futures_util::StreamExt;
 
 use crate::args::{Cli, Command, Global, Protocol, WebhookCommand};
@@ -27,7 +29,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             push_token,
         } => {
             let client = connect(global, url).await?;
-            let mut params = a2a_client::text_params(text);
+            let mut params = a2a_lambda_client::text_params(text);
             params.message.task_id.clone_from(task);
             params.message.context_id.clone_from(context);
             if let Some(id) = message_id {
@@ -191,7 +193,7 @@ async fn send(
 async fn follow(
     global: &Global,
     client: &Client,
-    mut events: a2a_client::EventStream,
+    mut events: a2a_lambda_client::EventStream,
 ) -> Result<u8, Error> {
     let mut printer = StreamPrinter::new(global.json, client.version());
     while let Some(event) = events.next().await {
@@ -234,7 +236,7 @@ fn warn_if_credentials_leave(global: &Global, url: &str, client: &Client) {
     if global.sigv4 || (global.bearer.is_none() && global.api_key.is_none()) {
         return;
     }
-    let Ok(base) = a2a_client::card::parse_base(url) else {
+    let Ok(base) = a2a_lambda_client::card::parse_base(url) else {
         return;
     };
     let endpoint = client.endpoint_url();
@@ -316,9 +318,12 @@ async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {
             });
         }
     }
-    let from_host = a2a_client::card::parse_base(url)
+    let from_host = a2a_lambda_client::card::parse_base(url)
         .ok()
-        .and_then(|url| url.host_str().and_then(a2a_client::sigv4::signing_for_host));
+        .and_then(|url| {
+            url.host_str()
+                .and_then(a2a_lambda_client::sigv4::signing_for_host)
+        });
     if global.sigv4 || (from_host.is_some() && !global.no_sigv4) {
         let (host_service, host_region) = from_host.unzip();
         let region = global.region.clone().or(host_region);
@@ -326,8 +331,8 @@ async fn auth(global: &Global, url: &str) -> Result<Auth, Error> {
             .sigv4_service
             .clone()
             .or(host_service.map(str::to_owned))
-            .unwrap_or_else(|| a2a_client::auth::AGENTCORE_SERVICE.to_owned());
-        let signer = a2a_client::sigv4::SigV4::from_environment(region)
+            .unwrap_or_else(|| a2a_lambda_client::auth::AGENTCORE_SERVICE.to_owned());
+        let signer = a2a_lambda_client::sigv4::SigV4::from_environment(region)
             .await?
             .with_service(service);
         return Ok(Auth::SigV4(signer));

@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_client::Error;
+use a2a_lambda_client::Error;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};

@@ -17,8 +17,8 @@
 //! speaks (JSON-RPC in 1.0 or 0.3, HTTP+JSON in 1.0) fixes the binding; within it, the 1.0
 //! interface is preferred, then 0.3. A binding or version asked for narrows the walk.
 
-use a2a_core::ProtocolVersion;
-use a2a_core::card::Binding;
+use a2a_lambda_core::ProtocolVersion;
+use a2a_lambda_core::card::Binding;
 use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
@@ -27,11 +27,11 @@ use crate::error::Error;
 
 /// Where the card is, relative to the base (the server's path without its leading `/`).
 pub fn card_path() -> &'static str {
-    a2a_core::card::CARD_PATH.trim_start_matches('/')
+    a2a_lambda_core::card::CARD_PATH.trim_start_matches('/')
 }
 
 /// An agent card as this client fetched it: what the client needs of it, with the card's
-/// JSON kept whole (the card an agent is configured with is `a2a_core::card::AgentCard`).
+/// JSON kept whole (the card an agent is configured with is `a2a_lambda_core::card::AgentCard`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FetchedCard {
     /// Where it was read from.
@@ -112,7 +112,7 @@ pub struct Endpoint {
 /// [`Error::Config`] for a URL that is not absolute http(s).
 pub fn card_url(base: &str) -> Result<Url, Error> {
     let base = parse_base(base)?;
-    if base.path().ends_with(a2a_core::card::CARD_PATH) {
+    if base.path().ends_with(a2a_lambda_core::card::CARD_PATH) {
         return Ok(base);
     }
     let mut directory = base.clone();
@@ -375,7 +375,7 @@ impl FetchedCard {
 /// How a binding is named to people (`JSON-RPC`, `HTTP+JSON`).
 pub fn binding_label(binding: Binding) -> &'static str {
     match binding {
-        Binding::HttpJson => a2a_core::rest::BINDING_NAME,
+        Binding::HttpJson => a2a_lambda_core::rest::BINDING_NAME,
         _ => "JSON-RPC",
     }
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::Binding;
-use a2a_core::{Operation, ProtocolVersion, model};
+use a2a_lambda_core::card::Binding;
+use a2a_lambda_core::{Operation, ProtocolVersion, model};
 use reqwest::Method;
 use serde_json::Value;
 use url::Url;
@@ -15,7 +15,7 @@ use crate::card::{self, Endpoint, FetchedCard};
 use crate::error::Error;
 use crate::protocol::{self, StreamKind};
 use crate::retry::RetryPolicy;
-use a2a_core::agentcore::SESSION_ID_LENGTH;
+use a2a_lambda_core::agentcore::SESSION_ID_LENGTH;
 
 use crate::rpc::{self, Call, Outcome, Transport};
 use crate::stream::{EventStream, Resume};
@@ -101,8 +101,8 @@ impl ClientBuilder {
     /// of its first interface this client speaks, as the official SDK clients choose.
     ///
     /// ```no_run
-    /// # async fn demo() -> Result<(), a2a_client::Error> {
-    /// use a2a_client::{Binding, Client};
+    /// # async fn demo() -> Result<(), a2a_lambda_client::Error> {
+    /// use a2a_lambda_client::{Binding, Client};
     ///
     /// let client = Client::builder("http://127.0.0.1:8080/")
     ///     .binding(Binding::HttpJson)
@@ -305,8 +305,8 @@ impl Client {
     /// user message of one text part: the message carries the task's id and context id.
     ///
     /// ```no_run
-    /// # async fn demo(client: a2a_client::Client) -> Result<(), a2a_client::Error> {
-    /// use a2a_client::model::{SendResult, TaskState};
+    /// # async fn demo(client: a2a_lambda_client::Client) -> Result<(), a2a_lambda_client::Error> {
+    /// use a2a_lambda_client::model::{SendResult, TaskState};
     ///
     /// if let SendResult::Task(task) = client.send_text("Greet me").await? {
     ///     if task.status.state == TaskState::InputRequired {
@@ -536,8 +536,8 @@ impl Client {
     /// or signing error otherwise.
     ///
     /// ```no_run
-    /// # async fn demo() -> Result<(), a2a_client::Error> {
-    /// use a2a_client::Client;
+    /// # async fn demo() -> Result<(), a2a_lambda_client::Error> {
+    /// use a2a_lambda_client::Client;
     ///
     /// let url = "http://127.0.0.1:9000/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fmy_agent-abcdefghij/invocations/";
     /// let client = Client::builder(url).build()?;
@@ -564,7 +564,7 @@ pub fn text_params(text: &str) -> model::SendMessageParams {
 /// ids set), with a new message id: to stream a reply with [`Client::stream`].
 ///
 /// ```
-/// use a2a_client::model::{Task, TaskState, TaskStatus};
+/// use a2a_lambda_client::model::{Task, TaskState, TaskStatus};
 ///
 /// let task = Task {
 ///     id: "t-1".into(),
@@ -574,7 +574,7 @@ pub fn text_params(text: &str) -> model::SendMessageParams {
 ///     history: vec![],
 ///     metadata: None,
 /// };
-/// let params = a2a_client::reply_params(&task, "Ada");
+/// let params = a2a_lambda_client::reply_params(&task, "Ada");
 /// assert_eq!(params.message.task_id.as_deref(), Some("t-1"));
 /// assert_eq!(params.message.context_id.as_deref(), Some("c-1"));
 /// ```

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use a2a_core::error::{AGENTCORE_TABLE, ErrorCode};
+use a2a_lambda_core::error::{AGENTCORE_TABLE, ErrorCode};
 use serde_json::Value;
 
 /// An error from the client.

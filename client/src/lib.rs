@@ -1,4 +1,4 @@
-//! # a2a-client
+//! # a2a-lambda-client
 //!
 //! An A2A client for agents speaking A2A 0.3 or 1.0 over JSON-RPC, or 1.0 over HTTP+JSON
 //! (REST), on any host — and one that knows what AWS Bedrock AgentCore Runtime puts in
@@ -30,8 +30,8 @@
 //!   says so.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), a2a_client::Error> {
-//! use a2a_client::{Client, model};
+//! # async fn demo() -> Result<(), a2a_lambda_client::Error> {
+//! use a2a_lambda_client::{Client, model};
 //!
 //! let client = Client::connect("http://127.0.0.1:9000/").await?;
 //! match client.send_text("hello").await? {
@@ -58,8 +58,8 @@ pub mod sigv4;
 mod sse;
 mod stream;
 
-pub use a2a_core::card::Binding;
-pub use a2a_core::{ProtocolVersion, model};
+pub use a2a_lambda_core::card::Binding;
+pub use a2a_lambda_core::{ProtocolVersion, model};
 pub use auth::Auth;
 pub use card::FetchedCard;
 pub use client::{

@@ -1,13 +1,13 @@
 //! What differs between the two versions on the client's side: method names, how params
-//! are written and how results are read. Both go through `a2a-core`'s wire types, so the
+//! are written and how results are read. Both go through `a2a-lambda-core`'s wire types, so the
 //! client writes and reads exactly what the server side does.
 //!
 //! The `*_json` functions write a model value back as the given version spells it (what
 //! `a2a --json` prints).
 
-use a2a_core::version::METHODS;
-use a2a_core::wire::{v0_3, v1_0};
-use a2a_core::{Operation, ProtocolVersion, model};
+use a2a_lambda_core::version::METHODS;
+use a2a_lambda_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::{Operation, ProtocolVersion, model};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -133,7 +133,7 @@ pub fn list_result_json(result: &model::ListTasksResult) -> Value {
 
 /// Which kind of stream: they end differently (see [`model::StreamEvent::ends`], the rule
 /// the engine closes streams by).
-pub use a2a_core::model::StreamKind;
+pub use a2a_lambda_core::model::StreamKind;
 
 #[cfg(test)]
 mod tests {

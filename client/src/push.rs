@@ -14,8 +14,8 @@
 //! PushNotificationNotSupportedError (-32003) to each of them (A2A specification v1.0
 //! §3.3.4, "Capability Validation").
 
-use a2a_core::wire::{v0_3, v1_0};
-use a2a_core::{Operation, ProtocolVersion, model};
+use a2a_lambda_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::{Operation, ProtocolVersion, model};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -34,8 +34,8 @@ impl Client {
     /// is `None`).
     ///
     /// ```no_run
-    /// # async fn demo() -> Result<(), a2a_client::Error> {
-    /// use a2a_client::{Client, model};
+    /// # async fn demo() -> Result<(), a2a_lambda_client::Error> {
+    /// use a2a_lambda_client::{Client, model};
     ///
     /// let client = Client::connect("http://127.0.0.1:9000/").await?;
     /// let config = model::PushNotificationConfig {

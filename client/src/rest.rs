@@ -2,7 +2,7 @@
 //! (the JSON-RPC `params` the client writes anyway) turned into a route, a query and a
 //! body, and the answer read back as the same result or error the JSON-RPC binding gives.
 //!
-//! - **Route**: path and verb from `a2a_core::rest::routes` (A2A specification v1.0 §11.3,
+//! - **Route**: path and verb from `a2a_lambda_core::rest::routes` (A2A specification v1.0 §11.3,
 //!   `a2a.proto`'s `google.api.http` annotations), under the interface URL without its
 //!   trailing slash (as both official SDK clients join them). The task id (`id`, or
 //!   `taskId` of a push configuration) and the configuration id go into the path.
@@ -12,15 +12,15 @@
 //!   subscription, whose proto route is a bodiless GET, has none.
 //! - **Answer**: a 2xx body is the result (no envelope; an empty one, as a 204 to a
 //!   DELETE, reads as `{}`); any other status is read as a `google.rpc.Status` body
-//!   (§11.6) by `a2a_core::rest::status::parse`, whose `ErrorInfo.reason` names the same
+//!   (§11.6) by `a2a_lambda_core::rest::status::parse`, whose `ErrorInfo.reason` names the same
 //!   code a JSON-RPC error would carry.
 //! - **Headers**: `A2A-Version: 1.0` on every request (§3.6.2: a request without it is
 //!   taken for 0.3), `Content-Type: application/json` on bodies, and
 //!   `Accept: application/a2a+json, application/json` (§11.1: `application/a2a+json`,
 //!   with `application/json` as the SDKs send it), `text/event-stream` for streams.
 
-use a2a_core::rest::{query, routes, status};
-use a2a_core::{Operation, ProtocolVersion};
+use a2a_lambda_core::rest::{query, routes, status};
+use a2a_lambda_core::{Operation, ProtocolVersion};
 use bytes::Bytes;
 use serde_json::Value;
 use serde_json::value::RawValue;

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use a2a_core::ProtocolVersion;
-use a2a_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
-use a2a_core::error::ErrorCode;
-use a2a_core::version::VERSION_HEADER;
+use a2a_lambda_core::ProtocolVersion;
+use a2a_lambda_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
+use a2a_lambda_core::error::ErrorCode;
+use a2a_lambda_core::version::VERSION_HEADER;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{Method, Response};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use a2a_core::card::Binding;
-use a2a_core::{Operation, ProtocolVersion, model};
+use a2a_lambda_core::card::Binding;
+use a2a_lambda_core::{Operation, ProtocolVersion, model};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use reqwest::Method;
@@ -297,8 +297,8 @@ impl EventStream {
     /// Every event until the stream is over, in order.
     ///
     /// ```no_run
-    /// # async fn demo(client: a2a_client::Client) -> Result<(), a2a_client::Error> {
-    /// let events = client.stream(&a2a_client::text_params("hello")).await?.collect().await?;
+    /// # async fn demo(client: a2a_lambda_client::Client) -> Result<(), a2a_lambda_client::Error> {
+    /// let events = client.stream(&a2a_lambda_client::text_params("hello")).await?.collect().await?;
     /// println!("{} events", events.len());
     /// # Ok(()) }
     /// ```

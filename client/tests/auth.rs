@@ -7,8 +7,8 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use a2a_client::sigv4::SigV4;
-use a2a_client::{Auth, Client, Error};
+use a2a_lambda_client::sigv4::SigV4;
+use a2a_lambda_client::{Auth, Client, Error};
 use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
 use aws_sigv4::sign::v4;

@@ -6,8 +6,8 @@
 
 mod common;
 
-use a2a_client::model::SendResult;
-use a2a_client::{Client, Error, ProtocolVersion, text_params};
+use a2a_lambda_client::model::SendResult;
+use a2a_lambda_client::{Client, Error, ProtocolVersion, text_params};
 use common::{echo_result, fast_retry, header, message_v10, request_json};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, query_param};

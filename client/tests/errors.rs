@@ -6,8 +6,8 @@
 
 mod common;
 
-use a2a_client::{Client, Error, RetryPolicy};
-use a2a_core::error::{AGENTCORE_TABLE, ErrorCode, SPEC_TABLE};
+use a2a_lambda_client::{Client, Error, RetryPolicy};
+use a2a_lambda_core::error::{AGENTCORE_TABLE, ErrorCode, SPEC_TABLE};
 use common::{echo_error, echo_result, request_id, rpc_result, task_v10};
 use serde_json::json;
 use wiremock::matchers::method;
@@ -357,7 +357,7 @@ async fn a_well_formed_task_is_read() {
     assert_eq!(task.context_id, "ctx-1");
     assert_eq!(
         task.status.state,
-        a2a_client::model::TaskState::InputRequired
+        a2a_lambda_client::model::TaskState::InputRequired
     );
     let sent = common::request_json(&server.received_requests().await.unwrap()[0]);
     assert_eq!(sent["method"], "GetTask");
@@ -369,12 +369,12 @@ async fn a_well_formed_task_is_read() {
 async fn list_tasks_is_refused_in_0_3_without_a_request() {
     let server = MockServer::start().await;
     let client = Client::builder(server.uri())
-        .version(a2a_client::ProtocolVersion::V0_3)
+        .version(a2a_lambda_client::ProtocolVersion::V0_3)
         .build()
         .unwrap();
 
     let error = client
-        .list_tasks(&a2a_client::model::ListTasksParams::default())
+        .list_tasks(&a2a_lambda_client::model::ListTasksParams::default())
         .await
         .unwrap_err();
 

@@ -6,8 +6,10 @@
 
 mod common;
 
-use a2a_client::model::{PushAuthentication, PushNotificationConfig, TaskPushNotificationConfig};
-use a2a_client::{Client, Error, ProtocolVersion};
+use a2a_lambda_client::model::{
+    PushAuthentication, PushNotificationConfig, TaskPushNotificationConfig,
+};
+use a2a_lambda_client::{Client, Error, ProtocolVersion};
 use common::{echo_error, echo_result, fast_retry, request_id, request_json};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};

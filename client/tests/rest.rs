@@ -6,8 +6,8 @@
 
 mod common;
 
-use a2a_client::model::{StreamEvent, TaskState};
-use a2a_client::{Binding, Client, Error, text_params};
+use a2a_lambda_client::model::{StreamEvent, TaskState};
+use a2a_lambda_client::{Binding, Client, Error, text_params};
 use common::header;
 use futures_util::StreamExt;
 use serde_json::json;

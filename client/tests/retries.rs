@@ -8,9 +8,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use a2a_client::model::SendResult;
-use a2a_client::{Client, Error, ProtocolVersion, RetryPolicy, text_params};
-use a2a_core::error::ErrorCode;
+use a2a_lambda_client::model::SendResult;
+use a2a_lambda_client::{Client, Error, ProtocolVersion, RetryPolicy, text_params};
+use a2a_lambda_core::error::ErrorCode;
 use common::{echo_error, echo_result, fast_retry, message_v10, request_json, task_v10};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

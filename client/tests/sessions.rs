@@ -6,7 +6,7 @@
 
 mod common;
 
-use a2a_client::{Client, Error, new_session_id};
+use a2a_lambda_client::{Client, Error, new_session_id};
 use common::{echo_result, header, task_v10};
 use serde_json::json;
 use wiremock::matchers::method;

@@ -5,8 +5,8 @@
 
 mod common;
 
-use a2a_client::sigv4::SigV4;
-use a2a_client::{Auth, Client, Error};
+use a2a_lambda_client::sigv4::SigV4;
+use a2a_lambda_client::{Auth, Client, Error};
 use aws_credential_types::Credentials;
 use common::header;
 use wiremock::matchers::{method, path};

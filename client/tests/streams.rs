@@ -10,8 +10,8 @@ mod common;
 
 use std::time::Duration;
 
-use a2a_client::model::{PartContent, StreamEvent, TaskState};
-use a2a_client::{Client, Error, EventStream, ProtocolVersion, text_params};
+use a2a_lambda_client::model::{PartContent, StreamEvent, TaskState};
+use a2a_lambda_client::{Client, Error, EventStream, ProtocolVersion, text_params};
 use common::{RawServer, Reply, fast_retry, message_v10, rpc_error, rpc_result};
 use serde_json::{Value, json};
 use wiremock::matchers::method;

@@ -1,14 +1,14 @@
-//! Parse + convert benchmarks for the wire: `cargo bench -p a2a-core`.
+//! Parse + convert benchmarks for the wire: `cargo bench -p a2a-lambda-core`.
 //!
 //! Each case goes from the request bytes to the canonical model, as the engine does:
 //! JSON-RPC envelope, version negotiation, method resolution, then params → model.
 
 use std::hint::black_box;
 
-use a2a_core::model::SendMessageParams;
-use a2a_core::version::{self, ProtocolVersion};
-use a2a_core::wire::{v0_3, v1_0};
-use a2a_core::{Error, jsonrpc};
+use a2a_lambda_core::model::SendMessageParams;
+use a2a_lambda_core::version::{self, ProtocolVersion};
+use a2a_lambda_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::{Error, jsonrpc};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// The AgentCore contract's `message/send` example (v0.3).

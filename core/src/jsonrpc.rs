@@ -52,7 +52,7 @@ pub enum Id {
 /// JSON-RPC 2.0's "the same as the value of the id member" asks; a float would round it.
 ///
 /// ```
-/// use a2a_core::jsonrpc::{Id, NumberId, parse_request};
+/// use a2a_lambda_core::jsonrpc::{Id, NumberId, parse_request};
 ///
 /// let body = br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"m"}"#;
 /// let id = parse_request(body).unwrap().response_id();
@@ -229,7 +229,7 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
 /// made before the request is parsed (its content type, say) echoes.
 ///
 /// ```
-/// use a2a_core::jsonrpc::{Id, request_id};
+/// use a2a_lambda_core::jsonrpc::{Id, request_id};
 ///
 /// assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":"a","method":"m"}"#), Id::String("a".into()));
 /// assert_eq!(request_id(br#"{"id":"a","jsonrpc":"1.0"}"#), Id::String("a".into()));

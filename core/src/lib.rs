@@ -1,4 +1,4 @@
-//! # a2a-core
+//! # a2a-lambda-core
 //!
 //! The A2A wire, with no I/O of its own: JSON-RPC 2.0 envelopes ([`jsonrpc`]), the
 //! canonical model ([`model`]), the v0.3 and v1.0 serde types ([`wire`]), version
@@ -9,7 +9,7 @@
 //! runtime, no web framework: a client and a server share it.
 //!
 //! ```
-//! use a2a_core::{jsonrpc, version};
+//! use a2a_lambda_core::{jsonrpc, version};
 //!
 //! let body = br#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}"#;
 //! let request = jsonrpc::parse_request(body).unwrap();

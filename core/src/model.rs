@@ -172,7 +172,7 @@ impl TaskState {
     /// The state as A2A v0.3 spells it (kebab case), also the name used in messages.
     ///
     /// ```
-    /// use a2a_core::model::TaskState;
+    /// use a2a_lambda_core::model::TaskState;
     ///
     /// assert_eq!(TaskState::InputRequired.v0_3_name(), "input-required");
     /// assert_eq!(TaskState::Unknown.v0_3_name(), "unknown");
@@ -194,7 +194,7 @@ impl TaskState {
     /// The state as A2A v1.0 spells it (its ProtoJSON `TASK_STATE_*` name).
     ///
     /// ```
-    /// use a2a_core::model::TaskState;
+    /// use a2a_lambda_core::model::TaskState;
     ///
     /// assert_eq!(TaskState::InputRequired.v1_0_name(), "TASK_STATE_INPUT_REQUIRED");
     /// assert_eq!(TaskState::Unknown.v1_0_name(), "TASK_STATE_UNSPECIFIED");
@@ -265,7 +265,7 @@ impl Artifact {
     /// least one part.
     ///
     /// ```
-    /// use a2a_core::model::{Artifact, Part};
+    /// use a2a_lambda_core::model::{Artifact, Part};
     ///
     /// let chart = Artifact::new("chart", [Part::text("Sales by month"), Part::data(serde_json::json!([3, 5, 8]))])
     ///     .with_name("Sales");
@@ -286,8 +286,8 @@ impl Artifact {
     /// An artifact of one text part, with nothing else set.
     ///
     /// ```
-    /// let answer = a2a_core::model::Artifact::text("answer", "42");
-    /// assert_eq!(answer.parts, [a2a_core::model::Part::text("42")]);
+    /// let answer = a2a_lambda_core::model::Artifact::text("answer", "42");
+    /// assert_eq!(answer.parts, [a2a_lambda_core::model::Part::text("42")]);
     /// ```
     pub fn text(artifact_id: impl Into<String>, text: impl Into<String>) -> Self {
         Self::new(artifact_id, [Part::text(text)])
@@ -296,8 +296,8 @@ impl Artifact {
     /// An artifact of one structured-data part (JSON), with nothing else set.
     ///
     /// ```
-    /// let usage = a2a_core::model::Artifact::data("usage", serde_json::json!({"inputTokens": 12}));
-    /// assert_eq!(usage.parts, [a2a_core::model::Part::data(serde_json::json!({"inputTokens": 12}))]);
+    /// let usage = a2a_lambda_core::model::Artifact::data("usage", serde_json::json!({"inputTokens": 12}));
+    /// assert_eq!(usage.parts, [a2a_lambda_core::model::Part::data(serde_json::json!({"inputTokens": 12}))]);
     /// ```
     pub fn data(artifact_id: impl Into<String>, data: Value) -> Self {
         Self::new(artifact_id, [Part::data(data)])

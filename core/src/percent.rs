@@ -12,7 +12,7 @@
 /// `%XX` (upper-case hex).
 ///
 /// ```
-/// use a2a_core::percent::encode_component;
+/// use a2a_lambda_core::percent::encode_component;
 ///
 /// assert_eq!(encode_component("runtime/a b:c"), "runtime%2Fa%20b%3Ac");
 /// ```
@@ -35,7 +35,7 @@ pub fn encode_component(text: &str) -> String {
 /// and two hex digits or the result is not UTF-8. `+` stays a plus sign.
 ///
 /// ```
-/// use a2a_core::percent::decode_component;
+/// use a2a_lambda_core::percent::decode_component;
 ///
 /// assert_eq!(decode_component("a%3Ab+c").as_deref(), Some("a:b+c"));
 /// assert_eq!(decode_component("cut%3"), None);
@@ -49,7 +49,7 @@ pub fn decode_component(text: &str) -> Option<String> {
 /// start an escape is kept, and bytes that are not UTF-8 become U+FFFD.
 ///
 /// ```
-/// use a2a_core::percent::decode_query;
+/// use a2a_lambda_core::percent::decode_query;
 ///
 /// assert_eq!(decode_query("1%2E0+beta"), "1.0 beta");
 /// assert_eq!(decode_query("100%"), "100%");

@@ -3,7 +3,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::card::{
+use a2a_lambda_core::card::{
     AgentCard, CardError, CardV0_3, CardV1_0, HybridCard, Provider, SecurityMechanism, Skill,
     validate_url,
 };

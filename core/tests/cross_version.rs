@@ -3,8 +3,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::model;
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::model;
+use a2a_lambda_core::wire::{v0_3, v1_0};
 use serde_json::{Value, json};
 
 fn v0_3_message(value: &Value) -> model::Message {

@@ -2,8 +2,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::error::{AGENTCORE_TABLE, SPEC_TABLE};
-use a2a_core::{Error, ErrorCode, ErrorProfile, Refusal};
+use a2a_lambda_core::error::{AGENTCORE_TABLE, SPEC_TABLE};
+use a2a_lambda_core::{Error, ErrorCode, ErrorProfile, Refusal};
 use serde_json::json;
 
 const A2A_REFUSALS: [(Refusal, i64); 14] = [

@@ -2,8 +2,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::ErrorProfile;
-use a2a_core::jsonrpc::{ErrorResponse, Id, MAX_DEPTH, parse_request};
+use a2a_lambda_core::ErrorProfile;
+use a2a_lambda_core::jsonrpc::{ErrorResponse, Id, MAX_DEPTH, parse_request};
 use serde_json::{Value, json};
 
 /// The exact error response (spec profile) for a body, with its HTTP status.
@@ -200,7 +200,7 @@ fn a_body_too_deep_still_echoes_its_top_level_id() {
     let rejection = parse_request(body.as_bytes()).expect_err("refused");
     assert_eq!(
         rejection.error.refusal(),
-        a2a_core::error::Refusal::InvalidRequest
+        a2a_lambda_core::error::Refusal::InvalidRequest
     );
 }
 

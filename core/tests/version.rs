@@ -2,10 +2,12 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::version::{METHODS, negotiate, parse_version, resolve_method, version_from_query};
-use a2a_core::{ErrorProfile, Operation, ProtocolVersion, Refusal};
+use a2a_lambda_core::version::{
+    METHODS, negotiate, parse_version, resolve_method, version_from_query,
+};
+use a2a_lambda_core::{ErrorProfile, Operation, ProtocolVersion, Refusal};
 
-fn refused_message(error: &a2a_core::Error) -> (i64, String) {
+fn refused_message(error: &a2a_lambda_core::Error) -> (i64, String) {
     let (status, object) = error.to_wire(ErrorProfile::Spec);
     assert_eq!(status, 200);
     (object.code, object.message)

@@ -1,10 +1,10 @@
 //! The borrowed views the engine answers with write the same bytes as the owned wire
 //! types, for tasks with every kind of member set, unset and empty.
 
-use a2a_core::model::{
+use a2a_lambda_core::model::{
     self, Artifact, Message, Part, PartContent, Role, Task, TaskState, TaskStatus,
 };
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::wire::{v0_3, v1_0};
 use serde_json::{Map, json};
 
 fn task(id: String, context_id: &str, state: TaskState) -> Task {

@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use a2a_core::model::{self, PushConfigId, TaskState};
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::model::{self, PushConfigId, TaskState};
+use a2a_lambda_core::wire::{v0_3, v1_0};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -12,7 +12,7 @@ fn raw(params: &Value) -> Box<RawValue> {
     RawValue::from_string(params.to_string()).unwrap()
 }
 
-fn refusal(error: &a2a_core::Error) -> String {
+fn refusal(error: &a2a_lambda_core::Error) -> String {
     error.to_string()
 }
 
@@ -89,7 +89,10 @@ fn v0_3_delete_needs_both_ids_and_list_needs_the_task() {
     );
     let missing = raw(&json!({"id": "t-1"}));
     let error = v0_3::parse_delete_push_config_params(Some(&missing)).unwrap_err();
-    assert_eq!(error.to_wire(a2a_core::ErrorProfile::Spec).1.code, -32602);
+    assert_eq!(
+        error.to_wire(a2a_lambda_core::ErrorProfile::Spec).1.code,
+        -32602
+    );
     assert!(
         refusal(&error).contains("pushNotificationConfigId"),
         "{error}"
@@ -150,7 +153,7 @@ fn v1_0_get_and_delete_name_the_task_and_the_config() {
     ] {
         let error = v1_0::parse_push_config_id_params(Some(&raw(&bad))).unwrap_err();
         assert_eq!(
-            error.to_wire(a2a_core::ErrorProfile::Spec).1.code,
+            error.to_wire(a2a_lambda_core::ErrorProfile::Spec).1.code,
             -32602,
             "{bad}"
         );

@@ -1,12 +1,12 @@
 //! Golden fixtures, round trips and refusals for the A2A v0.3 wire
-//! (`a2a_core::wire::v0_3`).
+//! (`a2a_lambda_core::wire::v0_3`).
 
 // A failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::model::{self, PartContent, Role, TaskState};
-use a2a_core::wire::{self, v0_3};
-use a2a_core::{ErrorProfile, Refusal, jsonrpc};
+use a2a_lambda_core::model::{self, PartContent, Role, TaskState};
+use a2a_lambda_core::wire::{self, v0_3};
+use a2a_lambda_core::{ErrorProfile, Refusal, jsonrpc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::{RawValue, to_raw_value};
@@ -49,7 +49,7 @@ fn raw(params: &Value) -> Box<RawValue> {
 }
 
 /// Asserts a refusal is -32602 with exactly `message` under the spec profile.
-fn assert_invalid_params(error: &a2a_core::Error, message: &str) {
+fn assert_invalid_params(error: &a2a_lambda_core::Error, message: &str) {
     assert_eq!(error.refusal(), Refusal::InvalidParams);
     let (status, object) = error.to_wire(ErrorProfile::Spec);
     assert_eq!(status, 200);

@@ -4,9 +4,9 @@
 
 use std::fmt::Debug;
 
-use a2a_core::model::{self, PartContent, Role, TaskState};
-use a2a_core::wire::{self, v1_0};
-use a2a_core::{Error, ErrorProfile, jsonrpc};
+use a2a_lambda_core::model::{self, PartContent, Role, TaskState};
+use a2a_lambda_core::wire::{self, v1_0};
+use a2a_lambda_core::{Error, ErrorProfile, jsonrpc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;

@@ -4,7 +4,7 @@
 //! no protocol, no tasks and no agent. `scripts/load.py` runs it next to the emulator so
 //! the emulator's cost per request can be read as a multiple of this one.
 //!
-//! `cargo run --release -p a2a-emulator --example jsonrpc_ceiling -- PORT`
+//! `cargo run --release -p a2a-lambda-emulator --example jsonrpc_ceiling -- PORT`
 
 use axum::Router;
 use axum::body::Bytes;

@@ -4,15 +4,15 @@
 //! Each session's container is the agent in-process, an external A2A server, or a
 //! process of the agent command of its own.
 
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::target::TargetPolicy;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::error::ErrorProfile;
-use a2a_server::agent::IntoAgent;
-use a2a_server::host::graceful;
-use a2a_server::host::listen::{self, Gauges, Limits};
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agent::IntoAgent;
+use a2a_lambda_server::host::graceful;
+use a2a_lambda_server::host::listen::{self, Gauges, Limits};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -41,7 +41,7 @@ pub enum EmulatorError {
     },
     /// The agent's card or the public URL is invalid.
     #[error("{0}")]
-    Card(#[from] a2a_core::card::CardError),
+    Card(#[from] a2a_lambda_core::card::CardError),
     /// A setting is invalid.
     #[error("{0}")]
     Config(String),
@@ -82,8 +82,8 @@ const AUTHORIZATION_HEADER: &str = "Authorization";
 /// [`rate_limit`](Emulator::rate_limit) sets another.
 ///
 /// ```no_run
-/// # async fn test() -> Result<(), a2a_emulator::EmulatorError> {
-/// let emulator = a2a_emulator::Emulator::new(a2a_server::agents::EchoAgent).start().await?;
+/// # async fn test() -> Result<(), a2a_lambda_emulator::EmulatorError> {
+/// let emulator = a2a_lambda_emulator::Emulator::new(a2a_lambda_server::agents::EchoAgent).start().await?;
 /// let url = emulator.url(); // the AgentCore invocation URL of the agent
 /// # let _ = url; Ok(()) }
 /// ```
@@ -203,7 +203,7 @@ impl Emulator {
             push_targets: Some(TargetPolicy::Loopback),
             journal_size: Some(crate::inspector::DEFAULT_JOURNAL_SIZE),
             journal_body_bytes: crate::inspector::DEFAULT_JOURNAL_BODY_BYTES,
-            task_store_bytes: a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES,
+            task_store_bytes: a2a_lambda_server::tasks::DEFAULT_IN_MEMORY_BYTES,
             connection_limits: Limits::default(),
         }
     }
@@ -328,8 +328,8 @@ impl Emulator {
     /// emulator starts ([`RequestHeaderAllowlist::new`](crate::RequestHeaderAllowlist::new)).
     ///
     /// ```
-    /// use a2a_emulator::{Emulator, EmulatorError};
-    /// use a2a_server::agents::EchoAgent;
+    /// use a2a_lambda_emulator::{Emulator, EmulatorError};
+    /// use a2a_lambda_server::agents::EchoAgent;
     ///
     /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
     /// let emulator = Emulator::new(EchoAgent)
@@ -356,8 +356,8 @@ impl Emulator {
     /// given credentials, or a JWT authorizer.
     ///
     /// ```
-    /// use a2a_emulator::{Emulator, InboundAuth, JwtAuthorizer, TestIssuer, TokenRequest};
-    /// use a2a_server::agents::EchoAgent;
+    /// use a2a_lambda_emulator::{Emulator, InboundAuth, JwtAuthorizer, TestIssuer, TokenRequest};
+    /// use a2a_lambda_server::agents::EchoAgent;
     ///
     /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
     /// let issuer = TestIssuer::generate()?;
@@ -506,7 +506,7 @@ impl Emulator {
     }
 
     /// About how many bytes of tasks the sessions of an in-process agent keep, all
-    /// together (default [`DEFAULT_IN_MEMORY_BYTES`](a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES),
+    /// together (default [`DEFAULT_IN_MEMORY_BYTES`](a2a_lambda_server::tasks::DEFAULT_IN_MEMORY_BYTES),
     /// 256 MiB), before the oldest finished tasks are forgotten, first in the session
     /// written to, then in the oldest sessions; running tasks never are. An agent command
     /// or upstream keeps its own tasks.

@@ -9,8 +9,8 @@
 //! your agent, start it on a free loopback port, point your client at its URL.
 //!
 //! ```
-//! use a2a_emulator::Emulator;
-//! use a2a_server::agents::EchoAgent;
+//! use a2a_lambda_emulator::Emulator;
+//! use a2a_lambda_server::agents::EchoAgent;
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! let emulator = Emulator::new(EchoAgent).start().await?;
@@ -33,7 +33,7 @@ mod front;
 pub mod inspector;
 mod running;
 
-pub use a2a_core::error::ErrorProfile;
+pub use a2a_lambda_core::error::ErrorProfile;
 pub use emulator::{Emulator, EmulatorError, FrontService};
 pub use front::allowlist::{
     AllowlistError, DEFAULT_REQUEST_HEADER_ALLOWLIST, RequestHeaderAllowlist,

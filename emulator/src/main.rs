@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use a2a_emulator::auth_flags::Command;
-use a2a_emulator::cli::Args;
+use a2a_lambda_emulator::auth_flags::Command;
+use a2a_lambda_emulator::cli::Args;
 use clap::Parser as _;
 
 mod serve;
@@ -14,8 +14,9 @@ async fn main() -> ExitCode {
     let args = Args::parse();
     let _logs = args.init_logging();
     if let Some(Command::Token(token)) = &args.command {
-        return match a2a_emulator::auth_flags::token(&args, token, &|name| std::env::var(name).ok())
-        {
+        return match a2a_lambda_emulator::auth_flags::token(&args, token, &|name| {
+            std::env::var(name).ok()
+        }) {
             Ok(jwt) => {
                 println!("{jwt}");
                 ExitCode::SUCCESS

@@ -28,7 +28,7 @@ pub struct Running {
     /// The inspector's journal, when it is on.
     pub(crate) journal: Option<crate::Journal>,
     /// Its connections' counts.
-    pub(crate) gauges: Arc<a2a_server::host::listen::Gauges>,
+    pub(crate) gauges: Arc<a2a_lambda_server::host::listen::Gauges>,
 }
 
 impl Running {
@@ -76,8 +76,8 @@ impl Running {
     /// what it holds then — fewer than `count` when the time ran out.
     ///
     /// ```
-    /// # use a2a_emulator::Emulator;
-    /// # use a2a_server::agents::EchoAgent;
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
     /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
     /// let emulator = Emulator::new(EchoAgent).start().await?;
     /// let url = emulator.webhook_url("pushes");
@@ -114,7 +114,7 @@ impl Running {
     }
 
     /// Its connections now: open, streaming, refused over the cap.
-    pub fn connections(&self) -> &a2a_server::host::listen::Gauges {
+    pub fn connections(&self) -> &a2a_lambda_server::host::listen::Gauges {
         &self.gauges
     }
 

@@ -1,9 +1,9 @@
 //! What the binary does with its flags: builds the server ([`Args::build`]), says where it
 //! listens, and serves until SIGTERM or Ctrl-C.
 
-use a2a_emulator::EmulatorError;
-use a2a_emulator::cli::Args;
-use a2a_server::host::graceful::shutdown_signal;
+use a2a_lambda_emulator::EmulatorError;
+use a2a_lambda_emulator::cli::Args;
+use a2a_lambda_server::host::graceful::shutdown_signal;
 
 /// Serves until SIGTERM or Ctrl-C, then lets in-flight work finish (bounded).
 pub async fn run(args: &Args) -> Result<(), EmulatorError> {

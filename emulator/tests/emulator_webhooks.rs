@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_emulator::{Emulator, InboundAuth, Running, SigV4Keys};
-use a2a_server::agents::EchoAgent;
+use a2a_lambda_emulator::{Emulator, InboundAuth, Running, SigV4Keys};
+use a2a_lambda_server::agents::EchoAgent;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use a2a_client::{Auth, Client, text_params};
-use a2a_emulator::{TestIssuer, TokenRequest};
+use a2a_lambda_client::{Auth, Client, text_params};
+use a2a_lambda_emulator::{TestIssuer, TokenRequest};
 use a2a_test_support::TempDir;
 use a2a_test_support::harness::front::post_bearer;
 use a2a_test_support::harness::front::{
@@ -133,7 +133,7 @@ async fn our_clients_sigv4_signature_passes() {
     let credentials = Credentials::new(ACCESS, SECRET, None, None, "test");
     let client = Client::builder(emulator.url(&invocations(ARN)))
         .session_id(session_id("sigv4-client"))
-        .auth(Auth::SigV4(a2a_client::sigv4::SigV4::new(
+        .auth(Auth::SigV4(a2a_lambda_client::sigv4::SigV4::new(
             credentials,
             "us-east-1",
         )))

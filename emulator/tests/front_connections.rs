@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_emulator::Emulator;
+use a2a_lambda_emulator::Emulator;
 use a2a_test_support::agents::Behaving;
 use a2a_test_support::conns::{
     End, eventually, read_answer, read_head, read_to_end, released, rpc, send,

@@ -5,10 +5,10 @@
 //! an allowlist against AgentCore's rules and its log of drops: `tests/tests/front_headers.rs`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_client::{Client, Error, ProtocolVersion};
-use a2a_emulator::Emulator;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::card::{AgentCard, Skill};
+use a2a_lambda_client::{Client, Error, ProtocolVersion};
+use a2a_lambda_emulator::Emulator;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::card::{AgentCard, Skill};
 use a2a_test_support::harness::front::{ARN, REQUEST_ID_HEADER, SESSION_HEADER, session_id};
 use a2a_test_support::harness::{Value, header, json};
 
@@ -46,7 +46,7 @@ impl Agent for Reporter {
     }
 }
 
-async fn start(allowlist: Option<&[&str]>) -> a2a_emulator::Running {
+async fn start(allowlist: Option<&[&str]>) -> a2a_lambda_emulator::Running {
     let mut emulator = Emulator::new(Reporter);
     if let Some(names) = allowlist {
         emulator = emulator.request_header_allowlist(names.iter().copied());
@@ -57,7 +57,7 @@ async fn start(allowlist: Option<&[&str]>) -> a2a_emulator::Running {
 /// What the agent saw of one `message/send` to the invocation path with `headers`, and
 /// the response's request id.
 async fn seen(
-    emulator: &a2a_emulator::Running,
+    emulator: &a2a_lambda_emulator::Running,
     headers: &[(&str, &str)],
 ) -> (Value, Option<String>) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
@@ -114,7 +114,7 @@ async fn a_v1_0_client_needs_a2a_version_on_the_allowlist() {
         .unwrap();
     let answer = client.send_text("hi").await.unwrap();
     assert!(
-        matches!(answer, a2a_client::model::SendResult::Message(_)),
+        matches!(answer, a2a_lambda_client::model::SendResult::Message(_)),
         "{answer:?}"
     );
 }

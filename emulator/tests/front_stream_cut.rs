@@ -1,5 +1,5 @@
 //! `--fault stream-cut=P`: the front cuts SSE answers short as a dropped connection, and
-//! the `a2a-client` stream resubscribes once (with `Last-Event-ID`) and goes on without
+//! the `a2a-lambda-client` stream resubscribes once (with `Last-Event-ID`) and goes on without
 //! repeating an event; a second cut, or an upstream that refuses the resubscription, is a
 //! clear error. The seeds are chosen for their draws: each stream is cut after 1 to 3
 //! events (`--seed 0`: 1 then 1; `--seed 1`: 3 then 3; `--seed 2`: 2 then 2).
@@ -10,8 +10,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_client::model::{PartContent, StreamEvent, TaskState};
-use a2a_client::{Client, Error, ProtocolVersion, RetryPolicy, text_params};
+use a2a_lambda_client::model::{PartContent, StreamEvent, TaskState};
+use a2a_lambda_client::{Client, Error, ProtocolVersion, RetryPolicy, text_params};
 use a2a_test_support::harness::front::{invocations, rpc, session_id};
 use a2a_test_support::harness::{Emulator, STEP_TIMEOUT, Value, Version, json};
 use a2a_test_support::sse;

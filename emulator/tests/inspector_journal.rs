@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use a2a_emulator::{Emulator, FaultSpec, InvocationFilter, Running};
-use a2a_server::agents::EchoAgent;
+use a2a_lambda_emulator::{Emulator, FaultSpec, InvocationFilter, Running};
+use a2a_lambda_server::agents::EchoAgent;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 

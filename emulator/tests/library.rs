@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_emulator::{Emulator, EmulatorError};
-use a2a_server::agents::EchoAgent;
+use a2a_lambda_emulator::{Emulator, EmulatorError};
+use a2a_lambda_server::agents::EchoAgent;
 use serde_json::{Value, json};
 
 const SESSION_A: &str = "session-a-0123456789-0123456789-0123";

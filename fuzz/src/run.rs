@@ -203,7 +203,9 @@ pub fn run(config: &Config) -> Result<Report, BuildError> {
         .enable_all()
         .build()
         .map_err(|error| {
-            BuildError::Emulator(a2a_emulator::EmulatorError::Config(error.to_string()))
+            BuildError::Emulator(a2a_lambda_emulator::EmulatorError::Config(
+                error.to_string(),
+            ))
         })?;
     let shared = Arc::new(Shared {
         keep: config.keep,

@@ -5,10 +5,10 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use a2a_core::card::Bindings;
-use a2a_emulator::{Emulator, FrontService};
-use a2a_server::agents::EchoAgent;
-use a2a_server::serve::Container;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_emulator::{Emulator, FrontService};
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::serve::Container;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
@@ -24,10 +24,10 @@ use crate::input::{Input, Target};
 pub enum BuildError {
     /// The container's router.
     #[error("container: {0}")]
-    Container(#[from] a2a_server::serve::ServeError),
+    Container(#[from] a2a_lambda_server::serve::ServeError),
     /// The emulator's front.
     #[error("emulator: {0}")]
-    Emulator(#[from] a2a_emulator::EmulatorError),
+    Emulator(#[from] a2a_lambda_emulator::EmulatorError),
 }
 
 /// What came back.

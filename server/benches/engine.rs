@@ -1,5 +1,5 @@
 //! What one `message/send` / `SendMessage` to the echo agent costs in-process, without
-//! sockets: `cargo bench -p a2a-server --bench engine`.
+//! sockets: `cargo bench -p a2a-lambda-server --bench engine`.
 //!
 //! Three layers of the same request: the engine alone (`Engine::handle`), the whole router
 //! (`tower::ServiceExt::oneshot`, with every layer), and a minimal axum + serde_json echo
@@ -10,13 +10,13 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use a2a_core::card::Bindings;
-use a2a_core::error::ErrorProfile;
-use a2a_core::version::Operation;
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::engine::{CallContext, Engine, EngineConfig};
-use a2a_server::host::http::{RouterOptions, router};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_core::version::Operation;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, EngineConfig};
+use a2a_lambda_server::host::http::{RouterOptions, router};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use axum::body::{Body, Bytes};
 use axum::http::{Request, header};
 use axum::routing::post;

@@ -1,12 +1,12 @@
 //! What one request's log line costs the request's own thread: the engine's `rpc` line
 //! at info written to a file as the hosts wrote it before (`fmt` straight to the file, a
-//! write per line), through [`a2a_server::host::logging`]'s queue, and filtered out (as with
-//! `RUST_LOG=warn`). `cargo bench -p a2a-server --bench logging`.
+//! write per line), through [`a2a_lambda_server::host::logging`]'s queue, and filtered out (as with
+//! `RUST_LOG=warn`). `cargo bench -p a2a-lambda-server --bench logging`.
 
 use std::fs::File;
 
-use a2a_server::host::logging::Logging;
-use a2a_server::serve::LogFormat;
+use a2a_lambda_server::host::logging::Logging;
+use a2a_lambda_server::serve::LogFormat;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tracing::Dispatch;
 
@@ -44,7 +44,9 @@ fn lines(c: &mut Criterion) {
         .filter("info")
         .build(file("queued"));
     tracing::dispatcher::with_default(&queued, || {
-        group.bench_function("queued (a2a_server::host::logging)", |b| b.iter(line));
+        group.bench_function("queued (a2a_lambda_server::host::logging)", |b| {
+            b.iter(line)
+        });
     });
     drop(guard);
     let (off, guard) = Logging::new(LogFormat::Text)

@@ -1,5 +1,5 @@
 //! How many push notifications one `Webhooks` delivers per second to a local receiver:
-//! `cargo bench -p a2a-server --bench push_delivery`.
+//! `cargo bench -p a2a-lambda-server --bench push_delivery`.
 //!
 //! The receiver (an axum route answering 200) runs on the same one-thread runtime as the
 //! client, so the figure is the CPU cost of both ends over loopback, pooled keep-alive
@@ -8,8 +8,8 @@
 
 use std::hint::black_box;
 
-use a2a_server::push::delivery::{DeliveryPolicy, Notification, Outcome, Webhooks};
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Notification, Outcome, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
 use axum::routing::post;
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

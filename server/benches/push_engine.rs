@@ -1,4 +1,4 @@
-//! What push notifications cost an engine: `cargo bench -p a2a-server --bench push_engine`.
+//! What push notifications cost an engine: `cargo bench -p a2a-lambda-server --bench push_engine`.
 //!
 //! - `send`: one `SendMessage` to the echo agent on an engine that delivers push
 //!   notifications, without and with a `taskPushNotificationConfig` (a loopback receiver):
@@ -12,13 +12,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use a2a_core::error::ErrorProfile;
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::engine::{CallContext, Engine, EngineConfig};
-use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
-use a2a_server::push::target::TargetPolicy;
-use a2a_server::push::{InMemoryPushConfigs, Push};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, EngineConfig};
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::{InMemoryPushConfigs, Push};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use axum::routing::post;
 use criterion::{Criterion, criterion_group, criterion_main};
 

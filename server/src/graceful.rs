@@ -66,7 +66,7 @@ where
 /// for an unspecified address (`0.0.0.0`, `::`).
 ///
 /// ```
-/// use a2a_server::host::graceful::reachable;
+/// use a2a_lambda_server::host::graceful::reachable;
 ///
 /// assert_eq!(reachable(([0, 0, 0, 0], 9000).into()).to_string(), "127.0.0.1:9000");
 /// assert_eq!(reachable(([10, 0, 0, 1], 9000).into()).to_string(), "10.0.0.1:9000");

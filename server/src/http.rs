@@ -29,13 +29,13 @@ use tower_http::request_id::{
 use tower_http::trace::TraceLayer;
 
 use crate::engine::{CallContext, Engine, Reply};
-use a2a_core::card::Binding;
-use a2a_core::error::{Error, Refusal};
-use a2a_core::jsonrpc::{self, Id};
-use a2a_core::version::VERSION_HEADER;
+use a2a_lambda_core::card::Binding;
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::jsonrpc::{self, Id};
+use a2a_lambda_core::version::VERSION_HEADER;
 
-pub use a2a_core::agentcore::SESSION_HEADER;
-pub use a2a_core::card::CARD_PATH;
+pub use a2a_lambda_core::agentcore::SESSION_HEADER;
+pub use a2a_lambda_core::card::CARD_PATH;
 /// The request id header (made when absent, returned on every response).
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// Default request body limit: AgentCore's 100 MB payload limit.
@@ -145,7 +145,7 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
 }
 
 /// AgentCore's request id header, which a request the platform passes carries.
-const PLATFORM_REQUEST_ID_HEADER: &str = a2a_core::agentcore::REQUEST_ID_HEADER;
+const PLATFORM_REQUEST_ID_HEADER: &str = a2a_lambda_core::agentcore::REQUEST_ID_HEADER;
 
 /// Makes a request id for a request that came without one: AgentCore's request id when
 /// the platform passed one, else a UUID v4.

@@ -23,7 +23,7 @@
 use axum::http::{HeaderMap, Request, header};
 use base64::Engine as _;
 
-pub use a2a_core::agentcore::USER_ID_HEADER;
+pub use a2a_lambda_core::agentcore::USER_ID_HEADER;
 
 use crate::owner::Owner;
 

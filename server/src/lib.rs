@@ -1,12 +1,12 @@
-//! # a2a-server
+//! # a2a-lambda-server
 //!
 //! Serve your own agent on A2A: implement [`Agent`], and a host does the protocol — both
 //! A2A versions (0.3 and 1.0), JSON-RPC and HTTP+JSON, tasks, streams, the card, the
 //! error tables.
 //!
 //! ```no_run
-//! use a2a_server::card::{AgentCard, Skill};
-//! use a2a_server::{Agent, AgentError, EventSink, RequestContext};
+//! use a2a_lambda_server::card::{AgentCard, Skill};
+//! use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
 //!
 //! struct Shout;
 //!
@@ -28,8 +28,8 @@
 //! }
 //!
 //! #[tokio::main]
-//! async fn main() -> Result<(), a2a_server::serve::ServeError> {
-//!     a2a_server::serve(Shout).await
+//! async fn main() -> Result<(), a2a_lambda_server::serve::ServeError> {
+//!     a2a_lambda_server::serve(Shout).await
 //! }
 //! ```
 //!
@@ -48,7 +48,7 @@
 //!   stops when canceled.
 //! - [`tasks`]: the [`TaskStore`](tasks::TaskStore) trait (a store of your own) and the
 //!   in-memory store; [`push`] the same for push notification configurations.
-//! - [`card`] and [`model`]: the agent card and the protocol's data, from `a2a-core`.
+//! - [`card`] and [`model`]: the agent card and the protocol's data, from `a2a-lambda-core`.
 //! - [`agents`]: the built-in agents (echo, conformance); [`owner`] and [`platform`]: who
 //!   calls, and what the platform passed; [`layers`]: tower layers around the routes.
 //!
@@ -113,7 +113,7 @@ pub mod host {
     }
 }
 
-pub use a2a_core::{card, model};
+pub use a2a_lambda_core::{card, model};
 pub use agent::{
     Agent, AgentError, AgentEvent, ArtifactWriter, EventSink, IntoAgent, RequestContext,
     SharedAgent, SinkClosed, StatusNote,
@@ -133,11 +133,11 @@ pub use serve::serve;
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use a2a_server::agents::EchoAgent;
+/// use a2a_lambda_server::agents::EchoAgent;
 ///
 /// let app = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
-///     .nest("/agent", a2a_server::router(EchoAgent, "http://127.0.0.1:3000/agent")?);
+///     .nest("/agent", a2a_lambda_server::router(EchoAgent, "http://127.0.0.1:3000/agent")?);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// axum::serve(listener, app).await?;
 /// # Ok(()) }

@@ -19,8 +19,8 @@
 //! `scripts/load.py`; figures in the README).
 //!
 //! ```
-//! use a2a_server::host::logging::Logging;
-//! use a2a_server::serve::LogFormat;
+//! use a2a_lambda_server::host::logging::Logging;
+//! use a2a_lambda_server::serve::LogFormat;
 //!
 //! // What a host does first: filtered by RUST_LOG (default info), held until it returns.
 //! let _logs = Logging::new(LogFormat::Text).init();

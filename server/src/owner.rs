@@ -16,7 +16,7 @@
 //! reads it from there (anonymous when absent).
 //!
 //! ```
-//! use a2a_server::owner::Owner;
+//! use a2a_lambda_server::owner::Owner;
 //!
 //! let role = Owner::iam("arn:aws:sts::123456789012:assumed-role/Caller/session-1");
 //! assert_eq!(role.key(), Some("iam:arn:aws:sts::123456789012:assumed-role/Caller"));

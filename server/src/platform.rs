@@ -17,8 +17,8 @@
 //! the header names as the AgentCore SDK's runtime reads them
 //! (`bedrock_agentcore/runtime/models.py` in <https://github.com/aws/bedrock-agentcore-sdk-python>).
 
-use a2a_core::agentcore::{REQUEST_ID_HEADER, USER_ID_HEADER};
-use a2a_core::agentcore_headers::{
+use a2a_lambda_core::agentcore::{REQUEST_ID_HEADER, USER_ID_HEADER};
+use a2a_lambda_core::agentcore_headers::{
     OAUTH2_CALLBACK_URL_HEADER, WORKLOAD_ACCESS_TOKEN_HEADER, is_passable,
 };
 use axum::http::HeaderMap;
@@ -26,7 +26,7 @@ use axum::http::HeaderMap;
 /// What the platform passed with one request. Empty (the default) where nothing was.
 ///
 /// ```
-/// use a2a_server::platform::Platform;
+/// use a2a_lambda_server::platform::Platform;
 /// use axum::http::{HeaderMap, HeaderValue};
 ///
 /// let mut headers = HeaderMap::new();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::agent::AgentEvent;
 use crate::owner::Owner;
-use a2a_core::model::{
+use a2a_lambda_core::model::{
     Artifact, ListTasksParams, ListTasksResult, StreamEvent, Task, TaskArtifactUpdateEvent,
     TaskState, TaskStatus, TaskStatusUpdateEvent,
 };

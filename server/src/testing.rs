@@ -7,9 +7,9 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use a2a_server::{testing, RequestContext};
-//! use a2a_server::agents::EchoAgent;
-//! use a2a_server::model::TaskState;
+//! use a2a_lambda_server::{testing, RequestContext};
+//! use a2a_lambda_server::agents::EchoAgent;
+//! use a2a_lambda_server::model::TaskState;
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let run = testing::run(&EchoAgent, RequestContext::text("hello")).await;
@@ -30,7 +30,7 @@ use futures_util::FutureExt as _;
 use tokio::time::Instant;
 
 use crate::agent::{Agent, AgentError, AgentEvent, EventReceiver, EventSink, RequestContext};
-use a2a_core::model::{PartContent, TaskState};
+use a2a_lambda_core::model::{PartContent, TaskState};
 
 /// What an agent did on one message.
 #[derive(Debug)]

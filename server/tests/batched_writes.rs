@@ -8,17 +8,17 @@ use std::sync::Arc;
 
 mod common;
 
-use a2a_core::model::TaskState;
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::tasks::TaskStore;
+use a2a_lambda_core::model::TaskState;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::tasks::TaskStore;
 use a2a_test_support::agents::Gated;
 use common::CountingStore;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-fn engine(agent: impl a2a_server::IntoAgent, store: &Arc<CountingStore>) -> Engine {
+fn engine(agent: impl a2a_lambda_server::IntoAgent, store: &Arc<CountingStore>) -> Engine {
     common::engine(agent, Arc::clone(store) as Arc<dyn TaskStore>)
 }
 
@@ -72,7 +72,7 @@ async fn events_apart_in_time_are_written_apart_and_streamed_in_order() {
     else {
         panic!("a stream answers SSE");
     };
-    let next = |item: Option<a2a_server::host::engine::StreamItem>| -> Value {
+    let next = |item: Option<a2a_lambda_server::host::engine::StreamItem>| -> Value {
         serde_json::from_slice::<Value>(&item.expect("another event")).unwrap()["result"].clone()
     };
     let first = next(stream.next().await);

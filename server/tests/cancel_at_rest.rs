@@ -13,12 +13,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::Bindings;
-use a2a_core::error::ErrorProfile;
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::host::http::{RouterOptions, router};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::host::http::{RouterOptions, router};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use a2a_test_support::sse::SseReader;
 use axum::Router;
 use axum::body::{Body, BodyDataStream};

@@ -1,12 +1,12 @@
 //! Slow and broken clients of a container, over real sockets (`Container::bind`, small
 //! limits): stalled headers and bodies, a connection over the cap, an SSE reader that stops
 //! reading, disconnects and half-closes mid-stream — each closed or answered as
-//! `a2a_server::host::listen` says, and each releasing its stream and its socket (the gauges).
+//! `a2a_lambda_server::host::listen` says, and each releasing its stream and its socket (the gauges).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 
-use a2a_server::serve::{Container, ContainerConfig, Running};
+use a2a_lambda_server::serve::{Container, ContainerConfig, Running};
 use a2a_test_support::agents::Behaving;
 use a2a_test_support::conns::{
     End, eventually, post, read_answer, read_head, read_to_end, released, rpc, send,

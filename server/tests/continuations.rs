@@ -8,17 +8,17 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::AgentCard;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_core::card::AgentCard;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use a2a_test_support::agents::Gated;
 use common::CountingStore;
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-fn engine(agent: impl a2a_server::IntoAgent) -> Engine {
+fn engine(agent: impl a2a_lambda_server::IntoAgent) -> Engine {
     common::engine(
         agent,
         Arc::new(InMemoryTaskStore::new()) as Arc<dyn TaskStore>,

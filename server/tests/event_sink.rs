@@ -3,9 +3,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::model::{Artifact, TaskState};
-use a2a_server::StatusNote;
-use a2a_server::agent::{AgentEvent, EventSink, SinkClosed};
+use a2a_lambda_core::model::{Artifact, TaskState};
+use a2a_lambda_server::StatusNote;
+use a2a_lambda_server::agent::{AgentEvent, EventSink, SinkClosed};
 use serde_json::json;
 
 #[tokio::test]

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
-use a2a_server::host::engine::{CallContext, Engine, Reply, StreamItem};
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply, StreamItem};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{
     InMemoryTaskStore, Lease, SharedStored, Since, StoreError, Stored, TaskStore,
 };
 use a2a_test_support::agents::Ticker;

@@ -1,4 +1,4 @@
-//! The hosts' logs (`a2a_server::host::logging`): one line per request with its content intact,
+//! The hosts' logs (`a2a_lambda_server::host::logging`): one line per request with its content intact,
 //! written off the request path, and a burst beyond the queue reported with the count
 //! dropped. Each test installs its own subscriber on its own thread (`set_default`); both
 //! enable the same levels, so the callsites they share are interesting to both.
@@ -10,9 +10,9 @@ use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::logging::Logging;
-use a2a_server::serve::{Container, LogFormat};
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::logging::Logging;
+use a2a_lambda_server::serve::{Container, LogFormat};
 use serde_json::Value;
 
 /// What the log writer wrote; writes wait while the gate is closed.

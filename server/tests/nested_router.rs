@@ -1,9 +1,9 @@
-//! `a2a_server::router(agent, url)` nested in an axum app of the user's: the card names the
+//! `a2a_lambda_server::router(agent, url)` nested in an axum app of the user's: the card names the
 //! nested URL, and JSON-RPC is served under the nested path beside the app's own routes.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_server::agents::EchoAgent;
+use a2a_lambda_server::agents::EchoAgent;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
@@ -23,7 +23,7 @@ async fn the_routes_nest_under_a_path_of_the_users_app() {
         .route("/health", axum::routing::get(|| async { "ok" }))
         .nest(
             "/agent",
-            a2a_server::router(EchoAgent, "http://example.test/agent").unwrap(),
+            a2a_lambda_server::router(EchoAgent, "http://example.test/agent").unwrap(),
         );
 
     let health = app
@@ -67,6 +67,6 @@ async fn the_routes_nest_under_a_path_of_the_users_app() {
 
 #[test]
 fn a_bad_public_url_is_refused_with_a_clear_error() {
-    let error = a2a_server::router(EchoAgent, "not a url").unwrap_err();
+    let error = a2a_lambda_server::router(EchoAgent, "not a url").unwrap_err();
     assert!(error.to_string().contains("url"), "{error}");
 }

@@ -10,12 +10,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::AgentCard;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::agents::ConformanceAgent;
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_core::card::AgentCard;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::agents::ConformanceAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
@@ -149,7 +149,7 @@ impl Version {
     }
 }
 
-fn engine(agent: impl a2a_server::IntoAgent) -> Engine {
+fn engine(agent: impl a2a_lambda_server::IntoAgent) -> Engine {
     common::engine(
         agent,
         Arc::new(InMemoryTaskStore::new()) as Arc<dyn TaskStore>,
@@ -532,7 +532,7 @@ impl Agent for WhoCalls {
         let text = format!("{} continued={}", context.owner, context.previous.is_some());
         if context.message.joined_text() == "ask" {
             events
-                .status(a2a_core::model::TaskState::InputRequired, &text)
+                .status(a2a_lambda_core::model::TaskState::InputRequired, &text)
                 .await?;
         } else {
             events.complete_with(&text).await?;

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use a2a_server::host::identity::USER_ID_HEADER;
-use a2a_server::serve::{Container, ContainerConfig};
+use a2a_lambda_server::host::identity::USER_ID_HEADER;
+use a2a_lambda_server::serve::{Container, ContainerConfig};
 use a2a_test_support::agents::SaysWhoCalls;
 use axum::Router;
 use axum::body::Body;
@@ -38,7 +38,7 @@ fn router(config: ContainerConfig) -> Router {
         .expect("a router")
 }
 
-fn config(vars: &[(&str, &str)]) -> Result<ContainerConfig, a2a_server::serve::ServeError> {
+fn config(vars: &[(&str, &str)]) -> Result<ContainerConfig, a2a_lambda_server::serve::ServeError> {
     let vars: HashMap<String, String> = vars
         .iter()
         .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))

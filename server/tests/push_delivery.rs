@@ -10,8 +10,8 @@ mod push_receiver;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use a2a_server::push::delivery::{Notification, Outcome, Webhooks};
-use a2a_server::push::target::{TargetError, TargetPolicy, check_url};
+use a2a_lambda_server::push::delivery::{Notification, Outcome, Webhooks};
+use a2a_lambda_server::push::target::{TargetError, TargetPolicy, check_url};
 use bytes::Bytes;
 use push_receiver::{Answer, Receiver, counting_port, header_text, notification, quick, webhooks};
 use tokio::net::TcpListener;

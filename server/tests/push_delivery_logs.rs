@@ -8,8 +8,8 @@ mod push_receiver;
 
 use std::sync::{Arc, Mutex};
 
-use a2a_server::push::delivery::{Notification, Outcome};
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::delivery::{Notification, Outcome};
+use a2a_lambda_server::push::target::TargetPolicy;
 use bytes::Bytes;
 use push_receiver::{Answer, Receiver, webhooks};
 

@@ -7,13 +7,13 @@ mod common;
 
 use std::sync::Arc;
 
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::owner::Owner;
-use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
-use a2a_server::push::target::TargetPolicy;
-use a2a_server::push::{InMemoryPushConfigs, MAX_CONFIGS_PER_TASK, Push};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::{InMemoryPushConfigs, MAX_CONFIGS_PER_TASK, Push};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use serde_json::{Value, json};
 
 fn engine(push: bool) -> Engine {
@@ -50,7 +50,7 @@ async fn new_task(engine: &Engine, call: &CallContext) -> String {
 
 async fn call_send(engine: &Engine, call: &CallContext, configuration: Value) -> Value {
     let params = json!({
-        "message": {"role": "ROLE_USER", "messageId": a2a_core::model::new_id(), "parts": [{"text": "hi"}]},
+        "message": {"role": "ROLE_USER", "messageId": a2a_lambda_core::model::new_id(), "parts": [{"text": "hi"}]},
         "configuration": configuration,
     });
     self::call(engine, call, "SendMessage", params).await

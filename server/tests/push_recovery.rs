@@ -9,15 +9,15 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_core::model::{ListTasksParams, ListTasksResult, PushNotificationConfig, Task};
-use a2a_core::version::ProtocolVersion;
-use a2a_server::agents::EchoAgent;
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::owner::Owner;
-use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
-use a2a_server::push::target::TargetPolicy;
-use a2a_server::push::{InMemoryPushConfigs, Push, PushConfigStore, StoredConfig};
-use a2a_server::tasks::{InMemoryTaskStore, StoreError, Stored, TaskStore};
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, PushNotificationConfig, Task};
+use a2a_lambda_core::version::ProtocolVersion;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::{InMemoryPushConfigs, Push, PushConfigStore, StoredConfig};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, StoreError, Stored, TaskStore};
 use axum::routing::post;
 use serde_json::{Value, json};
 

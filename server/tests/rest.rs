@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use a2a_core::card::Bindings;
-use a2a_core::error::ErrorProfile;
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::host::http::{RouterOptions, router};
-use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
-use a2a_server::push::target::TargetPolicy;
-use a2a_server::push::{InMemoryPushConfigs, Push};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::host::http::{RouterOptions, router};
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::{InMemoryPushConfigs, Push};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use a2a_test_support::agents::Gated;
 use a2a_test_support::sse;
 use axum::Router;

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use a2a_core::card::{AgentCard, Skill};
-use a2a_core::error::ErrorProfile;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::host::http::{RouterOptions, router};
-use a2a_server::tasks::InMemoryTaskStore;
+use a2a_lambda_core::card::{AgentCard, Skill};
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::host::http::{RouterOptions, router};
+use a2a_lambda_server::tasks::InMemoryTaskStore;
 use a2a_test_support::sse;
 use axum::Router;
 use axum::body::Body;
@@ -23,7 +23,7 @@ use tower::ServiceExt as _;
 const URL: &str = "http://127.0.0.1:9000/";
 
 fn app_for(
-    agent: impl a2a_server::IntoAgent,
+    agent: impl a2a_lambda_server::IntoAgent,
     host_can_stream: bool,
     max_body_bytes: usize,
 ) -> Router {

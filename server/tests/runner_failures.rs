@@ -9,10 +9,10 @@ use std::time::Duration;
 
 mod common;
 
-use a2a_core::card::AgentCard;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::tasks::TaskStore;
+use a2a_lambda_core::card::AgentCard;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::tasks::TaskStore;
 use a2a_test_support::agents::Gated;
 use common::CountingStore;
 use futures_util::StreamExt as _;
@@ -145,7 +145,7 @@ impl Agent for AsksAndLingers {
             events.ask("which one?").await?;
             self.first.notified().await;
             events
-                .artifact(a2a_server::model::Artifact::text("late", "x"))
+                .artifact(a2a_lambda_server::model::Artifact::text("late", "x"))
                 .await?;
         } else {
             events.working().await?;

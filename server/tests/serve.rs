@@ -5,8 +5,8 @@
 
 use std::net::SocketAddr;
 
-use a2a_server::agents::EchoAgent;
-use a2a_server::serve::{Container, ContainerConfig, LogFormat, ServeError};
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::serve::{Container, ContainerConfig, LogFormat, ServeError};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -121,7 +121,7 @@ fn settings_come_from_the_environment_with_agentcore_defaults() {
         set.public_url.as_deref(),
         Some("https://example.com/invocations/")
     );
-    assert_eq!(set.error_profile, a2a_core::ErrorProfile::AgentCore);
+    assert_eq!(set.error_profile, a2a_lambda_core::ErrorProfile::AgentCore);
     assert_eq!(set.max_body_bytes, 1024);
     assert_eq!(set.shutdown_grace.as_secs(), 3);
     assert_eq!(set.log_format, LogFormat::Json);

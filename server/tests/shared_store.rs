@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 mod common;
 
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use a2a_test_support::agents::Gated;
 use serde_json::{Value, json};
 use tokio::sync::Notify;

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_server::serve::Container;
+use a2a_lambda_server::serve::Container;
 use a2a_test_support::agents::Behaving;
 use a2a_test_support::conns::{
     End, eventually, post, read_answer, read_head, read_to_end, rpc, send,

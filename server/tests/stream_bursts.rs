@@ -9,10 +9,10 @@ use std::time::Duration;
 
 mod common;
 
-use a2a_core::card::AgentCard;
-use a2a_server::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_server::host::engine::{CallContext, Engine, Reply};
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_core::card::AgentCard;
+use a2a_lambda_server::agent::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::host::engine::{CallContext, Engine, Reply};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use a2a_test_support::agents::Gated;
 use futures_util::StreamExt as _;
 use futures_util::stream::BoxStream;
@@ -38,7 +38,10 @@ impl Agent for Burst {
         }
         for index in 0..self.events {
             events
-                .artifact(a2a_server::model::Artifact::text(format!("a{index}"), "x"))
+                .artifact(a2a_lambda_server::model::Artifact::text(
+                    format!("a{index}"),
+                    "x",
+                ))
                 .await?;
         }
         events.complete().await?;

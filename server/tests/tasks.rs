@@ -2,10 +2,14 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_core::model::{Artifact, ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
-use a2a_server::agent::AgentEvent;
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{self, Applied, InMemoryTaskStore, LifecycleError, StoreError, TaskStore};
+use a2a_lambda_core::model::{
+    Artifact, ListTasksParams, Message, Role, Task, TaskState, TaskStatus,
+};
+use a2a_lambda_server::agent::AgentEvent;
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{
+    self, Applied, InMemoryTaskStore, LifecycleError, StoreError, TaskStore,
+};
 
 fn task(id: &str, context: &str, state: TaskState, at: &str) -> Task {
     Task {
@@ -471,7 +475,7 @@ fn timestamps_match_the_calendar_from_1970_to_9999() {
 
 #[test]
 fn streams_end_by_one_rule_for_both_kinds() {
-    use a2a_core::model::{StreamEvent, StreamKind, TaskStatusUpdateEvent};
+    use a2a_lambda_core::model::{StreamEvent, StreamKind, TaskStatusUpdateEvent};
 
     let update = |state: TaskState, is_final: bool| {
         StreamEvent::StatusUpdate(TaskStatusUpdateEvent {

@@ -1,13 +1,13 @@
-//! `a2a_server::testing`: an agent run alone, its events collected, and a cancel that
+//! `a2a_lambda_server::testing`: an agent run alone, its events collected, and a cancel that
 //! tells an agent honouring its token from one ignoring it (no host involved).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::time::Duration;
 
-use a2a_server::card::AgentCard;
-use a2a_server::model::{Artifact, Task, TaskState, TaskStatus};
-use a2a_server::{Agent, AgentError, EventSink, RequestContext, testing};
+use a2a_lambda_server::card::AgentCard;
+use a2a_lambda_server::model::{Artifact, Task, TaskState, TaskStatus};
+use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext, testing};
 
 /// Works for an hour, whatever it is told.
 struct Stubborn;
@@ -65,7 +65,7 @@ impl Agent for Greeter {
         greeting.finish().await?;
         events
             .complete_with(
-                a2a_server::StatusNote::text("done")
+                a2a_lambda_server::StatusNote::text("done")
                     .task_metadata("usage", serde_json::json!({"outputTokens": 3})),
             )
             .await?;
@@ -128,14 +128,15 @@ async fn a_run_collects_every_event_and_a_continuation_sees_its_task() {
         .events
         .iter()
         .filter_map(|event| match event {
-            a2a_server::AgentEvent::Artifact {
+            a2a_lambda_server::AgentEvent::Artifact {
                 append, last_chunk, ..
             } => Some((*append, *last_chunk)),
             _ => None,
         })
         .collect();
     assert_eq!(chunks, [(false, false), (true, false), (true, true)]);
-    let a2a_server::AgentEvent::Status { task_metadata, .. } = second.events.last().unwrap() else {
+    let a2a_lambda_server::AgentEvent::Status { task_metadata, .. } = second.events.last().unwrap()
+    else {
         panic!("the last event completes the task");
     };
     assert_eq!(

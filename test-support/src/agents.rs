@@ -9,10 +9,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::agent::{Agent, AgentError, AgentEvent, EventSink, RequestContext};
-use a2a_server::agents::ConformanceAgent;
-use a2a_server::card::{AgentCard, Capabilities, Skill};
-use a2a_server::model::Artifact;
+use a2a_lambda_server::agent::{Agent, AgentError, AgentEvent, EventSink, RequestContext};
+use a2a_lambda_server::agents::ConformanceAgent;
+use a2a_lambda_server::card::{AgentCard, Capabilities, Skill};
+use a2a_lambda_server::model::Artifact;
 use tokio::sync::Notify;
 
 /// A card for a test agent that streams, with one skill.

@@ -173,7 +173,7 @@ pub async fn send(address: SocketAddr, bytes: &[u8]) -> TcpStream {
 ///
 /// # Panics
 /// When some are still open then.
-pub async fn released(gauges: &a2a_server::host::listen::Gauges) {
+pub async fn released(gauges: &a2a_lambda_server::host::listen::Gauges) {
     assert!(
         eventually(Duration::from_secs(5), || gauges.connections() == 0
             && gauges.streams() == 0)

@@ -2,7 +2,7 @@
 //! test makes its own table (with the owner index and time to live, as the README
 //! describes), and clients as the function builds them.
 
-use a2a_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
+use a2a_lambda_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;
 use aws_sdk_dynamodb::types::{

@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use a2a_core::card::SecurityMechanism;
-use a2a_core::error::ErrorProfile;
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply};
-use a2a_server::owner::Owner;
-use a2a_server::tasks::TaskStore;
+use a2a_lambda_core::card::SecurityMechanism;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::{CallContext, Engine, EngineConfig, Reply};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::TaskStore;
 use serde_json::{Value, json};
 
 pub use crate::values::{is_rfc3339_millis, is_uuid};

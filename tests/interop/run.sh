@@ -21,7 +21,7 @@ startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening
 
 echo "interop: building a2a-emulator and a2a-container"
 # The workspace's binaries with the features `cargo test --workspace` builds with (no
-# dependency is compiled a second way, as `-p a2a-emulator` alone would).
+# dependency is compiled a second way, as `-p a2a-lambda-emulator` alone would).
 (cd "$root" && cargo build -q --workspace --bins --examples)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
 container="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-container"

@@ -3,7 +3,7 @@
 //! OAuth metadata and says a token is needed, a 403 AccessDenied says SigV4 credentials, and
 //! a token from the emulator's issuer passes with `--bearer`.
 
-use a2a_emulator::{TestIssuer, TokenRequest};
+use a2a_lambda_emulator::{TestIssuer, TokenRequest};
 use a2a_test_support::harness::Emulator;
 use a2a_test_support::harness::cli::a2a;
 use a2a_test_support::harness::front::{encode, invocations};

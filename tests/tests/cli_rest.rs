@@ -6,8 +6,8 @@
 //! The send/get/cancel runs use a container serving HTTP+JSON only, whose router has no
 //! JSON-RPC route: an answer there could only have come over REST.
 
-use a2a_server::agents::BuiltIn;
-use a2a_server::serve::{Container, ContainerConfig, Running};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::serve::{Container, ContainerConfig, Running};
 use a2a_test_support::harness::Value;
 use a2a_test_support::harness::cli::{Run, run};
 

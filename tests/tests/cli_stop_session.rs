@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use a2a_client::{Client, Error, RetryPolicy};
+use a2a_lambda_client::{Client, Error, RetryPolicy};
 use a2a_test_support::harness::cli::run as a2a;
 use a2a_test_support::harness::front::{encode, invocations, session_id};
 use a2a_test_support::harness::{Emulator, Value};
@@ -94,7 +94,7 @@ async fn the_library_reports_a_task_lost_with_its_stopped_session() {
     let session = session_id("lib-stop");
     let client = client(&emulator, &session);
     let sent = client.send_text("hello").await.unwrap();
-    let a2a_client::model::SendResult::Task(task) = sent else {
+    let a2a_lambda_client::model::SendResult::Task(task) = sent else {
         panic!("a task: {sent:?}")
     };
     client.stop_session().await.unwrap();
@@ -133,7 +133,7 @@ async fn the_library_reports_a_task_lost_with_a_failed_container() {
     // Some sends lose the session; one goes through.
     let task = loop {
         match client.send_text("hello").await {
-            Ok(a2a_client::model::SendResult::Task(task)) => break task,
+            Ok(a2a_lambda_client::model::SendResult::Task(task)) => break task,
             Ok(other) => panic!("a task: {other:?}"),
             Err(error) => assert_eq!(error.http_status(), Some(424), "{error}"),
         }

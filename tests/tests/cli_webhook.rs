@@ -25,7 +25,7 @@ impl Drop for Listener {
 
 /// Starts `a2a webhook listen --port 0 ARGS…` and reads the URL it prints on stderr.
 fn listen(args: &[&str]) -> Listener {
-    let mut child = Command::new(binary("a2a-cli", "a2a"))
+    let mut child = Command::new(binary("a2a-lambda-cli", "a2a"))
         .args(["webhook", "listen", "--port", "0"])
         .args(args)
         .env_remove("RUST_LOG")

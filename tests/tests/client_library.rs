@@ -1,12 +1,12 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-//! The `a2a-client` library against the real emulator, through AgentCore's invocation URL:
+//! The `a2a-lambda-client` library against the real emulator, through AgentCore's invocation URL:
 //! both versions, streams, task operations, and the platform's retryable refusals (a
 //! session still starting, injected throttling and busy sessions) survived.
 
 use std::time::Duration;
 
-use a2a_client::model::{PartContent, SendResult, StreamEvent, TaskState};
-use a2a_client::{Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, text_params};
+use a2a_lambda_client::model::{PartContent, SendResult, StreamEvent, TaskState};
+use a2a_lambda_client::{Client, ClientBuilder, Error, ProtocolVersion, RetryPolicy, text_params};
 use a2a_test_support::harness::Emulator;
 use a2a_test_support::harness::front::{invocations, session_id};
 

@@ -1,18 +1,18 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-//! The `a2a-client` library over the HTTP+JSON binding, against the real container host
-//! (`a2a_server::serve::Container`) on a loopback socket in-process: the binding chosen
+//! The `a2a-lambda-client` library over the HTTP+JSON binding, against the real container host
+//! (`a2a_lambda_server::serve::Container`) on a loopback socket in-process: the binding chosen
 //! from the card or forced, every operation with exact results, refusals read back to
 //! their JSON-RPC codes with the binding's HTTP status, streams and subscriptions.
 //!
 //! Most tests use a container that serves HTTP+JSON only (`A2A_BINDINGS=http+json`), whose
 //! router has no JSON-RPC route: an answer there could only have come over REST.
 
-use a2a_client::model::{
+use a2a_lambda_client::model::{
     self, PartContent, PushNotificationConfig, SendResult, StreamEvent, TaskState,
 };
-use a2a_client::{Binding, Client, Error, text_params};
-use a2a_server::agents::BuiltIn;
-use a2a_server::serve::{Container, ContainerConfig, Running};
+use a2a_lambda_client::{Binding, Client, Error, text_params};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::serve::{Container, ContainerConfig, Running};
 use futures_util::StreamExt;
 
 /// A conformance agent's container on 127.0.0.1, a free port, serving `bindings`.
@@ -95,7 +95,7 @@ async fn json_rpc_cannot_be_forced_on_a_card_without_it() {
     let running = container("http+json").await;
     let error = Client::builder(running.url())
         .binding(Binding::JsonRpc)
-        .version(a2a_client::ProtocolVersion::V1_0)
+        .version(a2a_lambda_client::ProtocolVersion::V1_0)
         .connect()
         .await
         .unwrap_err();

@@ -27,7 +27,7 @@ fn tree(package: &str) -> Vec<String> {
 
 #[test]
 fn the_protocol_crate_has_no_runtime_or_web_framework() {
-    let crates = tree("a2a-core");
+    let crates = tree("a2a-lambda-core");
     assert!(crates.iter().any(|name| name == "serde_json"), "{crates:?}");
     for banned in [
         "tokio",
@@ -40,21 +40,24 @@ fn the_protocol_crate_has_no_runtime_or_web_framework() {
     ] {
         assert!(
             !crates.iter().any(|name| name == banned),
-            "a2a-core depends on {banned}: {crates:?}"
+            "a2a-lambda-core depends on {banned}: {crates:?}"
         );
     }
 }
 
 #[test]
 fn the_client_compiles_no_server() {
-    let crates = tree("a2a-client");
-    assert!(crates.iter().any(|name| name == "a2a-core"), "{crates:?}");
+    let crates = tree("a2a-lambda-client");
+    assert!(
+        crates.iter().any(|name| name == "a2a-lambda-core"),
+        "{crates:?}"
+    );
     // reqwest 0.13 itself brings tower-http 0.6 (its redirect layer); the server's
     // framework and crates never come along.
-    for banned in ["axum", "a2a-server", "lambda_http", "a2a-emulator"] {
+    for banned in ["axum", "a2a-lambda-server", "lambda_http", "a2a-emulator"] {
         assert!(
             !crates.iter().any(|name| name == banned),
-            "a2a-client depends on {banned}: {crates:?}"
+            "a2a-lambda-client depends on {banned}: {crates:?}"
         );
     }
 }

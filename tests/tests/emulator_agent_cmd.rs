@@ -93,7 +93,11 @@ fn quoted(text: &str) -> String {
 
 /// The `a2a-container` binary, as an agent command.
 fn container_command() -> String {
-    quoted(&binary("a2a-server", "a2a-container").display().to_string())
+    quoted(
+        &binary("a2a-lambda-server", "a2a-container")
+            .display()
+            .to_string(),
+    )
 }
 
 fn emulator(command: &str, args: &[&str]) -> Stopping {

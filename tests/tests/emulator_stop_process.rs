@@ -41,7 +41,10 @@ fn agent_pids(emulator: &mut Emulator, session: &str) -> Vec<u32> {
 
 #[tokio::test]
 async fn stopping_a_session_stops_its_agent_process() {
-    let command = format!("'{}'", binary("a2a-server", "a2a-container").display());
+    let command = format!(
+        "'{}'",
+        binary("a2a-lambda-server", "a2a-container").display()
+    );
     let mut emulator = Emulator::builder()
         .args(["--agent-cmd", command.as_str()])
         .process()

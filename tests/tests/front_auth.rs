@@ -20,7 +20,7 @@ fn message() -> Vec<u8> {
 async fn the_binarys_token_passes_its_jwt_auth() {
     let dir = TempDir::new("binary");
     let state = dir.0.to_string_lossy().into_owned();
-    let binary = a2a_test_support::harness::binary("a2a-emulator", "a2a-emulator");
+    let binary = a2a_test_support::harness::binary("a2a-lambda-emulator", "a2a-emulator");
     let output = std::process::Command::new(&binary)
         .args([
             "token",

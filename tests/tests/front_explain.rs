@@ -117,7 +117,10 @@ async fn a_session_refused_while_it_starts_is_explained_once() {
 
 #[tokio::test]
 async fn agent_processes_are_indexed_from_their_answers_sent_whole_or_streamed() {
-    let command = format!("'{}'", binary("a2a-server", "a2a-container").display());
+    let command = format!(
+        "'{}'",
+        binary("a2a-lambda-server", "a2a-container").display()
+    );
     let mut emulator = Emulator::builder()
         .args(["--agent-cmd", &command])
         .process()

@@ -102,8 +102,11 @@ fn the_deployed_allowlist_is_the_emulators_default() {
         .iter()
         .map(|name| name.as_str().unwrap())
         .collect();
-    assert_eq!(deployed, a2a_emulator::DEFAULT_REQUEST_HEADER_ALLOWLIST);
-    let checked = a2a_emulator::RequestHeaderAllowlist::new(&deployed, false);
+    assert_eq!(
+        deployed,
+        a2a_lambda_emulator::DEFAULT_REQUEST_HEADER_ALLOWLIST
+    );
+    let checked = a2a_lambda_emulator::RequestHeaderAllowlist::new(&deployed, false);
     assert!(checked.is_ok(), "{checked:?}");
     let readme = std::fs::read_to_string(root().join("infra/agentcore/README.md")).unwrap();
     assert!(

@@ -160,7 +160,7 @@ impl Drop for Watch {
 
 /// Runs `a2a` with `args`, its environment variables cleared; asserts it exits 0.
 fn a2a(args: &[&str]) -> String {
-    let mut command = Command::new(binary("a2a-cli", "a2a"));
+    let mut command = Command::new(binary("a2a-lambda-cli", "a2a"));
     for name in CLEARED_ENV {
         command.env_remove(name);
     }
@@ -181,7 +181,7 @@ fn a2a(args: &[&str]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a2a_cli_reads_the_card_and_sends_through_cargo_lambda_watch() {
     // Built before the watch compiles the function, so the two builds do not interleave.
-    binary("a2a-cli", "a2a");
+    binary("a2a-lambda-cli", "a2a");
     let mut watch = Watch::start();
     let card = watch.first_card().await;
     let url = watch.url.clone();

@@ -38,7 +38,7 @@ impl Binding {
 /// The bindings served, preferred first: at least one, none twice.
 ///
 /// ```
-/// use a2a_core::card::{Binding, Bindings};
+/// use a2a_lambda_core::card::{Binding, Bindings};
 ///
 /// let both: Bindings = "http+json, jsonrpc".parse().unwrap();
 /// assert_eq!(both.preferred(), Binding::HttpJson);

@@ -6,7 +6,7 @@
 //! so nothing internal can reach a document, whatever is added to the settings later.
 //!
 //! ```
-//! use a2a_core::card::{AgentCard, Skill};
+//! use a2a_lambda_core::card::{AgentCard, Skill};
 //!
 //! let card = AgentCard::new("Echo", "Echoes what you send.", "1.0.0")
 //!     .with_skill(Skill::new("echo", "Echo", "Repeats the input.", ["echo"]));

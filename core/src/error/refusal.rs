@@ -198,7 +198,7 @@ pub const AGENTCORE_TABLE: [ErrorRow; 7] = [
 /// Which table refusals are reported through. Parsed from `spec` or `agentcore`:
 ///
 /// ```
-/// use a2a_core::ErrorProfile;
+/// use a2a_lambda_core::ErrorProfile;
 ///
 /// assert_eq!("agentcore".parse::<ErrorProfile>(), Ok(ErrorProfile::AgentCore));
 /// assert_eq!(ErrorProfile::Spec.to_string(), "spec");

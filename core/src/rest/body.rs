@@ -11,7 +11,7 @@ use crate::jsonrpc;
 /// `:subscribe` are sent without one.
 ///
 /// ```
-/// use a2a_core::rest::body;
+/// use a2a_lambda_core::rest::body;
 ///
 /// assert!(body::parse(b"  ").unwrap().is_none());
 /// assert_eq!(body::parse(br#"{"id":"t-1"}"#).unwrap().unwrap().get(), r#"{"id":"t-1"}"#);

@@ -9,8 +9,8 @@
 //! differs.
 //!
 //! ```
-//! use a2a_core::rest::routes::{self, RouteMatch};
-//! use a2a_core::version::Operation;
+//! use a2a_lambda_core::rest::routes::{self, RouteMatch};
+//! use a2a_lambda_core::version::Operation;
 //! use http::Method;
 //!
 //! let found = routes::resolve(&Method::POST, "/tasks/task-1:cancel").unwrap();

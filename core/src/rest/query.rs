@@ -57,8 +57,8 @@ fn fields(operation: Operation) -> &'static [(&'static str, Kind)] {
 /// version negotiation; an empty value counts as absent.
 ///
 /// ```
-/// use a2a_core::rest::query;
-/// use a2a_core::version::Operation;
+/// use a2a_lambda_core::rest::query;
+/// use a2a_lambda_core::version::Operation;
 ///
 /// let params = query::params(Operation::ListTasks, Some("pageSize=5&includeArtifacts=true")).unwrap();
 /// assert_eq!(
@@ -123,7 +123,7 @@ fn unknown(name: &str, accepted: &[(&str, Kind)]) -> String {
 /// whose value is `None` are left out. Empty when none is left.
 ///
 /// ```
-/// use a2a_core::rest::query::encode;
+/// use a2a_lambda_core::rest::query::encode;
 ///
 /// assert_eq!(encode(&[("contextId", Some("c 1")), ("pageToken", None)]), "contextId=c%201");
 /// ```

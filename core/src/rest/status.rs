@@ -98,8 +98,8 @@ pub struct Status {
 /// for a refusal HTTP names more precisely: 405 for a method a route does not take).
 ///
 /// ```
-/// use a2a_core::error::{Error, Refusal};
-/// use a2a_core::rest::status;
+/// use a2a_lambda_core::error::{Error, Refusal};
+/// use a2a_lambda_core::rest::status;
 ///
 /// let error = Error::new(Refusal::TaskNotFound, "no task with id \"t-1\"").with_metadata("taskId", "t-1");
 /// let (code, body) = status::body(&error, None);
@@ -201,8 +201,8 @@ fn field_violation(detail: &str) -> Option<(&str, &str)> {
 /// as `data`. `None` when the body is not a `google.rpc.Status`.
 ///
 /// ```
-/// use a2a_core::ErrorCode;
-/// use a2a_core::rest::status::parse;
+/// use a2a_lambda_core::ErrorCode;
+/// use a2a_lambda_core::rest::status::parse;
 ///
 /// let body = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"Task not found",
 ///   "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}"#;

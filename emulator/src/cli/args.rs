@@ -3,8 +3,8 @@
 
 use std::net::IpAddr;
 
-use a2a_server::agents::BuiltIn;
-use a2a_server::serve::LogFormat;
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::serve::LogFormat;
 use clap::{CommandFactory as _, FromArgMatches as _};
 
 use crate::{ErrorProfile, FaultSpec};
@@ -239,7 +239,7 @@ pub struct Args {
     /// About how many bytes of tasks the in-process agent's task stores keep, all sessions
     /// together, before the oldest finished tasks are forgotten (a get of one then answers
     /// -32001); running tasks are never forgotten.
-    #[arg(long, env = "A2A_TASK_STORE_BYTES", default_value_t = a2a_server::tasks::DEFAULT_IN_MEMORY_BYTES)]
+    #[arg(long, env = "A2A_TASK_STORE_BYTES", default_value_t = a2a_lambda_server::tasks::DEFAULT_IN_MEMORY_BYTES)]
     pub task_store_bytes: usize,
     /// Seconds a connection may take to send a request's headers, counted from when it
     /// opened or was last answered (so also the keep-alive idle timeout); later it is
@@ -260,7 +260,7 @@ pub struct Args {
 
     /// Connections open at once; one more is answered 503 with Retry-After: 1 and a
     /// JSON-RPC -32603, and closed.
-    #[arg(long, env = "A2A_MAX_CONNECTIONS", default_value_t = a2a_server::host::listen::DEFAULT_MAX_CONNECTIONS)]
+    #[arg(long, env = "A2A_MAX_CONNECTIONS", default_value_t = a2a_lambda_server::host::listen::DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
 }
 
@@ -295,7 +295,7 @@ impl Args {
 
     /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`), off
     /// the request path; hold the guard until the emulator returns.
-    pub fn init_logging(&self) -> a2a_server::host::logging::LogGuard {
-        a2a_server::serve::init_logging(self.log_format())
+    pub fn init_logging(&self) -> a2a_lambda_server::host::logging::LogGuard {
+        a2a_lambda_server::serve::init_logging(self.log_format())
     }
 }

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use a2a_server::serve::{Container, ContainerConfig};
+use a2a_lambda_server::serve::{Container, ContainerConfig};
 
 use super::Args;
 use super::server::{Server, Target};
@@ -47,7 +47,7 @@ impl Args {
                 .body_read_timeout(limits.body_read_timeout)
                 .write_stall_timeout(limits.write_stall_timeout)
                 .max_connections(limits.max_connections)
-                .bindings(a2a_core::card::Bindings::default())
+                .bindings(a2a_lambda_core::card::Bindings::default())
                 .task_store_bytes(self.task_store_bytes);
             if let Some(url) = public_url {
                 container = container.public_url(url);
@@ -92,7 +92,7 @@ impl Args {
         emulator = if self.push_notifications == "off" {
             emulator.push_notifications(false)
         } else if self.push_allow_insecure_targets {
-            emulator.push_targets(a2a_server::push::target::TargetPolicy::AllowPrivate)
+            emulator.push_targets(a2a_lambda_server::push::target::TargetPolicy::AllowPrivate)
         } else {
             emulator
         };
@@ -132,7 +132,7 @@ impl Args {
     }
 
     /// The connection flags as limits (the shutdown grace from its own flag).
-    fn connection_limits(&self) -> Result<a2a_server::host::listen::Limits, EmulatorError> {
+    fn connection_limits(&self) -> Result<a2a_lambda_server::host::listen::Limits, EmulatorError> {
         let seconds = |flag: &str, value: f64| {
             Duration::try_from_secs_f64(value)
                 .ok()
@@ -148,7 +148,7 @@ impl Args {
                 "--max-connections 0: at least one connection must be allowed".to_owned(),
             ));
         }
-        let mut limits = a2a_server::host::listen::Limits::default();
+        let mut limits = a2a_lambda_server::host::listen::Limits::default();
         limits.header_read_timeout = seconds("header-read-timeout", self.header_read_timeout)?;
         limits.body_read_timeout = seconds("body-read-timeout", self.body_read_timeout)?;
         limits.write_stall_timeout = seconds("write-stall-timeout", self.write_stall_timeout)?;

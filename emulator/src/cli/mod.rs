@@ -4,7 +4,7 @@
 //! would, in-process.
 //!
 //! ```
-//! use a2a_emulator::cli::Args;
+//! use a2a_lambda_emulator::cli::Args;
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! let args = Args::try_parse_args_only(["a2a-emulator", "--port", "0", "--rate-limit", "0"])?;

@@ -3,8 +3,8 @@
 
 use std::net::SocketAddr;
 
-use a2a_server::agents::BuiltIn;
-use a2a_server::serve::{Container, ServeError};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::serve::{Container, ServeError};
 
 use super::LISTENING_PREFIX;
 use crate::{Emulator, EmulatorError, Running};
@@ -78,7 +78,7 @@ pub struct Started {
 #[derive(Debug)]
 enum Serving {
     Front { running: Running, mode: String },
-    Container(a2a_server::serve::Running),
+    Container(a2a_lambda_server::serve::Running),
 }
 
 impl Started {

@@ -1,13 +1,13 @@
 //! Assembling the front an [`Emulator`] serves: its settings checked and turned into the
 //! backend, the sessions and the front's configuration.
 
-use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::host::graceful;
-use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
+use a2a_lambda_server::host::graceful;
+use a2a_lambda_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
 
 use super::{AGENT_STOP_GRACE, AUTHORIZATION_HEADER, Emulator, EmulatorError, Target};
 use crate::front::auth::{Guard, InboundAuth};
@@ -56,7 +56,7 @@ impl Emulator {
         };
         let backend = match self.target {
             Target::Upstream(url) => {
-                a2a_core::card::validate_url("upstream", &url)?;
+                a2a_lambda_core::card::validate_url("upstream", &url)?;
                 let client = reqwest::Client::builder()
                     .connect_timeout(Duration::from_secs(5))
                     .build()
@@ -138,8 +138,11 @@ impl Emulator {
             rate_limit: RateLimiter::new(self.rate_limit),
             faults: self.faults.map(|spec| FaultInjector::new(spec, seed)),
             request_timeout: self.request_timeout,
-            default_session: format!("a2a-emulator-default-session-{}", a2a_core::model::new_id()),
-            interface_path: a2a_server::host::http::interface_path(public_url),
+            default_session: format!(
+                "a2a-emulator-default-session-{}",
+                a2a_lambda_core::model::new_id()
+            ),
+            interface_path: a2a_lambda_server::host::http::interface_path(public_url),
             request_header_allowlist,
             auth,
             max_stream: self.max_stream_duration,

@@ -25,8 +25,8 @@ impl Emulator {
     /// and a body.
     ///
     /// ```
-    /// use a2a_emulator::Emulator;
-    /// use a2a_server::agents::EchoAgent;
+    /// use a2a_lambda_emulator::Emulator;
+    /// use a2a_lambda_server::agents::EchoAgent;
     /// use axum::body::Body;
     /// use tower::ServiceExt as _;
     ///
@@ -44,7 +44,10 @@ impl Emulator {
     /// A setting is invalid, or the agent's card is invalid.
     pub fn into_service(self, address: SocketAddr) -> Result<FrontService, EmulatorError> {
         let public_url = self.public_url.clone().unwrap_or_else(|| {
-            format!("http://{}/", a2a_server::host::graceful::reachable(address))
+            format!(
+                "http://{}/",
+                a2a_lambda_server::host::graceful::reachable(address)
+            )
         });
         let processes =
             matches!(self.target, Target::Command(_)).then(|| Arc::new(Processes::new()));

@@ -4,9 +4,9 @@
 //!
 //! Source: AgentCore Developer Guide, "Pass custom headers to Amazon Bedrock AgentCore
 //! Runtime", <https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-header-allowlist.html>;
-//! the rules themselves are in [`a2a_core::agentcore_headers`].
+//! the rules themselves are in [`a2a_lambda_core::agentcore_headers`].
 
-use a2a_core::agentcore_headers::{
+use a2a_lambda_core::agentcore_headers::{
     CUSTOM_HEADER_PREFIX, MAX_ALLOWLISTED_HEADERS, MAX_HEADER_NAME_LENGTH, is_restricted_header,
 };
 use axum::http::HeaderName;
@@ -55,7 +55,7 @@ pub enum AllowlistError {
 /// case) for the request path.
 ///
 /// ```
-/// use a2a_emulator::RequestHeaderAllowlist;
+/// use a2a_lambda_emulator::RequestHeaderAllowlist;
 ///
 /// let allowlist = RequestHeaderAllowlist::new(["A2A-Version", "X-Tenant"], false).unwrap();
 /// assert_eq!(allowlist.names().len(), 2);

@@ -3,7 +3,7 @@
 //! Format (from the `InvokeAgentRuntime` API reference):
 //! `arn:aws[-partition]:bedrock-agentcore:{region}:{12-digit account}:runtime/{name}-{10 chars}`
 //! where the name starts with a letter and has up to 48 letters, digits and underscores.
-//! A path carries one percent-encoded as a segment ([`a2a_core::percent::encode_component`]).
+//! A path carries one percent-encoded as a segment ([`a2a_lambda_core::percent::encode_component`]).
 
 /// True for a well-formed AgentCore runtime ARN.
 pub fn is_runtime_arn(arn: &str) -> bool {
@@ -45,7 +45,7 @@ pub(super) fn is_runtime_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_core::percent::{decode_component, encode_component};
+    use a2a_lambda_core::percent::{decode_component, encode_component};
 
     const ARN: &str =
         "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/my_agent-AbCdEf1234";

@@ -10,8 +10,8 @@
 
 use std::task::{Context, Poll};
 
-use a2a_core::error::Refusal;
-use a2a_core::jsonrpc::Id;
+use a2a_lambda_core::error::Refusal;
+use a2a_lambda_core::jsonrpc::Id;
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::Method;

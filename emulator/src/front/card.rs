@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
 use tower::{Layer, Service};
 
-use a2a_core::error::Refusal;
-use a2a_core::jsonrpc::Id;
+use a2a_lambda_core::error::Refusal;
+use a2a_lambda_core::jsonrpc::Id;
 
 use super::CARD_PATH;
 use super::container::{self, RuntimeFailure};

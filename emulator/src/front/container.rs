@@ -2,18 +2,18 @@
 //! AgentCore gives each session its own microVM), an external A2A server (`--upstream`),
 //! or the user's agent command, one process per session (`--agent-cmd`).
 
-use a2a_server::push::delivery::Webhooks;
-use a2a_server::push::{InMemoryPushConfigs, Push};
+use a2a_lambda_server::push::delivery::Webhooks;
+use a2a_lambda_server::push::{InMemoryPushConfigs, Push};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use a2a_core::card::CardError;
-use a2a_core::error::ErrorProfile;
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::host::http::{RouterOptions, router};
-use a2a_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskBudget};
+use a2a_lambda_core::card::CardError;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::host::http::{RouterOptions, router};
+use a2a_lambda_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskBudget};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, Method, Request, StatusCode, Uri};
@@ -52,7 +52,7 @@ pub enum Backend {
 }
 
 /// Makes the agent of a new session: the same shared agent each time, or a new one.
-pub type AgentFactory = Arc<dyn Fn() -> a2a_server::SharedAgent + Send + Sync>;
+pub type AgentFactory = Arc<dyn Fn() -> a2a_lambda_server::SharedAgent + Send + Sync>;
 
 /// An external A2A server.
 #[derive(Debug)]
@@ -194,7 +194,7 @@ impl Backend {
                     Arc::clone(&engine),
                     RouterOptions {
                         max_body_bytes: *max_body_bytes,
-                        identity: Some(a2a_server::host::identity::Identity::AgentCore),
+                        identity: Some(a2a_lambda_server::host::identity::Identity::AgentCore),
                     },
                 );
                 Ok(Container::InProcess {

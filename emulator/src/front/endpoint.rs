@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use a2a_core::card::CARD_PATH;
-use a2a_core::error::Refusal;
-use a2a_core::jsonrpc::Id;
+use a2a_lambda_core::card::CARD_PATH;
+use a2a_lambda_core::error::Refusal;
+use a2a_lambda_core::jsonrpc::Id;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::Uri;

@@ -1,8 +1,8 @@
 //! Platform refusals: AgentCore's table, real non-2xx statuses, a JSON-RPC body that echoes
 //! the request id.
 
-use a2a_core::error::{Error, ErrorProfile, Refusal};
-use a2a_core::jsonrpc::{ErrorResponse, Id};
+use a2a_lambda_core::error::{Error, ErrorProfile, Refusal};
+use a2a_lambda_core::jsonrpc::{ErrorResponse, Id};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 

@@ -24,8 +24,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use a2a_core::agentcore::USER_ID_HEADER;
-use a2a_core::agentcore_headers::MAX_HEADER_VALUE_BYTES;
+use a2a_lambda_core::agentcore::USER_ID_HEADER;
+use a2a_lambda_core::agentcore_headers::MAX_HEADER_VALUE_BYTES;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, header};
 use futures_util::FutureExt as _;

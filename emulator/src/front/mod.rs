@@ -15,7 +15,7 @@ mod arn;
 pub mod auth;
 pub mod aws_error;
 /// How an ARN is written in an invocation path (`/runtimes/{arn}/invocations`).
-pub use a2a_core::percent::encode_component as percent_encode;
+pub use a2a_lambda_core::percent::encode_component as percent_encode;
 pub use arn::is_runtime_arn;
 mod body_limit;
 mod card;
@@ -65,8 +65,8 @@ use limits::{FaultInjector, RateLimiter};
 pub(crate) use request_id::PLATFORM_REQUEST_ID;
 pub(crate) use session_header::SESSION;
 
-pub use a2a_core::agentcore::SESSION_ID_LENGTH;
-use a2a_core::card::CARD_PATH;
+pub use a2a_lambda_core::agentcore::SESSION_ID_LENGTH;
+use a2a_lambda_core::card::CARD_PATH;
 
 /// How the front behaves.
 pub struct FrontConfig {

@@ -9,7 +9,7 @@
 //! line the process prints is logged, prefixed with the session id. Calls reach it as an
 //! [`Upstream`] at `http://127.0.0.1:PORT`.
 
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::target::TargetPolicy;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -264,7 +264,7 @@ async fn log_lines(output: impl AsyncRead + Unpin, label: String, stream: &'stat
     while let Ok(Some(line)) = lines.next_segment().await {
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches('\r');
-        tracing::info!(target: "a2a_emulator::agent", session_id = label, stream, "[{label}] {line}");
+        tracing::info!(target: "a2a_lambda_emulator::agent", session_id = label, stream, "[{label}] {line}");
     }
 }
 

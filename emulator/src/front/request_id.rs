@@ -6,7 +6,7 @@
 
 use std::task::{Context, Poll};
 
-use a2a_core::agentcore::REQUEST_ID_HEADER;
+use a2a_lambda_core::agentcore::REQUEST_ID_HEADER;
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue};
 use futures_util::FutureExt as _;
@@ -46,7 +46,7 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let request_id = a2a_core::model::new_id();
+        let request_id = a2a_lambda_core::model::new_id();
         let span = tracing::info_span!("invocation", request_id, path = request.uri().path());
         let request_id = HeaderValue::try_from(request_id).ok();
         if let Some(value) = &request_id {

@@ -28,7 +28,7 @@ pub(super) enum Runtime {
 impl Runtime {
     /// The runtime a path segment and query name, or why they name none.
     pub(super) fn parse(segment: &str, query: Option<&str>) -> Result<Self, String> {
-        let decoded = a2a_core::percent::decode_component(segment)
+        let decoded = a2a_lambda_core::percent::decode_component(segment)
             .ok_or_else(|| format!("{segment:?} is not URL-encoded"))?;
         if arn::is_runtime_arn(&decoded) {
             return Ok(Self::Arn(decoded));
@@ -68,7 +68,7 @@ impl Runtime {
         match self {
             Self::Arn(arn) => format!(
                 "{base}/runtimes/{}/invocations/",
-                a2a_core::percent::encode_component(arn)
+                a2a_lambda_core::percent::encode_component(arn)
             ),
             Self::Id { id, account } => {
                 format!("{base}/runtimes/{id}/invocations/?accountId={account}")
@@ -92,7 +92,7 @@ pub(crate) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
         .split('&')
         .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
         .find(|(key, _)| *key == name)
-        .and_then(|(_, value)| a2a_core::percent::decode_component(value))
+        .and_then(|(_, value)| a2a_lambda_core::percent::decode_component(value))
 }
 
 #[cfg(test)]
@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn an_arn_or_an_id_with_its_account() {
-        let encoded = a2a_core::percent::encode_component(ARN);
+        let encoded = a2a_lambda_core::percent::encode_component(ARN);
         assert_eq!(
             Runtime::parse(&encoded, None),
             Ok(Runtime::Arn(ARN.to_owned()))

@@ -6,7 +6,7 @@
 use std::convert::Infallible;
 use std::task::{Context, Poll};
 
-use a2a_core::error::Refusal;
+use a2a_lambda_core::error::Refusal;
 use axum::body::Bytes;
 use axum::http::Request;
 use axum::response::Response;

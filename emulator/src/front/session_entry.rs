@@ -14,7 +14,7 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use a2a_core::error::Refusal;
+use a2a_lambda_core::error::Refusal;
 use axum::body::Bytes;
 use axum::http::Request;
 use axum::response::Response;
@@ -81,8 +81,11 @@ impl<S: Next<Bytes>> Service<Request<Bytes>> for SessionEntry<S> {
 
     fn call(&mut self, mut request: Request<Bytes>) -> Self::Future {
         let Some(session) = session_of(&request).map(|session| session.name.clone()) else {
-            let refused =
-                platform_error(Refusal::Internal, a2a_core::jsonrpc::Id::Null, "no session");
+            let refused = platform_error(
+                Refusal::Internal,
+                a2a_lambda_core::jsonrpc::Id::Null,
+                "no session",
+            );
             return step::now(refused);
         };
         let sessions = &self.layer.sessions;

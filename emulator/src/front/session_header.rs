@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use a2a_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
-use a2a_core::error::Refusal;
-use a2a_core::jsonrpc::Id;
+use a2a_lambda_core::agentcore::{SESSION_HEADER, SESSION_ID_LENGTH};
+use a2a_lambda_core::error::Refusal;
+use a2a_lambda_core::jsonrpc::Id;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName};
@@ -115,7 +115,8 @@ impl<S: Next<Body>> Service<Request> for SessionHeader<S> {
             },
             // AgentCore starts a new session for an invocation without one.
             None if on_invocation_path => {
-                let made = SessionName::from_text(format!("session-{}", a2a_core::model::new_id()));
+                let made =
+                    SessionName::from_text(format!("session-{}", a2a_lambda_core::model::new_id()));
                 let Some(name) = made else {
                     let detail = "could not make a session id";
                     return step::now(platform_error(Refusal::Internal, Id::Null, detail));

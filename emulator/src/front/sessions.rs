@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use a2a_core::card::CardError;
+use a2a_lambda_core::card::CardError;
 use tokio::sync::watch;
 
 use super::container::{Backend, Container};
@@ -383,9 +383,11 @@ pub(crate) mod testing {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use a2a_core::error::ErrorProfile;
-    use a2a_server::agents::EchoAgent;
-    use a2a_server::tasks::{DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
+    use a2a_lambda_core::error::ErrorProfile;
+    use a2a_lambda_server::agents::EchoAgent;
+    use a2a_lambda_server::tasks::{
+        DEFAULT_IN_MEMORY_BYTES, DEFAULT_IN_MEMORY_CAPACITY, TaskBudget,
+    };
 
     use super::{SessionPolicy, Sessions};
     use crate::front::container::Backend;
@@ -393,7 +395,7 @@ pub(crate) mod testing {
     /// The echo agent in-process.
     pub(crate) fn backend() -> Backend {
         Backend::InProcess {
-            agent: Arc::new(|| a2a_server::SharedAgent::new(EchoAgent)),
+            agent: Arc::new(|| a2a_lambda_server::SharedAgent::new(EchoAgent)),
             profile: ErrorProfile::AgentCore,
             max_body_bytes: 1 << 20,
             public_url: "http://127.0.0.1:9000/".to_owned(),

@@ -3,7 +3,7 @@
 
 use std::convert::Infallible;
 
-use a2a_core::jsonrpc::{self, Id};
+use a2a_lambda_core::jsonrpc::{self, Id};
 use axum::http::{Request, header};
 use axum::response::Response;
 use futures_util::future::BoxFuture;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore as _};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore as _};
 
 /// The task stores of the in-process sessions.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use a2a_core::error::Refusal;
+use a2a_lambda_core::error::Refusal;
 use axum::body::Bytes;
 use axum::http::Request;
 use tower::{Layer, Service};

@@ -14,8 +14,8 @@
 //! the AgentCore SDK's `bedrock_agentcore/identity/auth.py` and `runtime/models.py`
 //! (<https://github.com/aws/bedrock-agentcore-sdk-python>).
 
-use a2a_core::agentcore::USER_ID_HEADER;
-use a2a_core::agentcore_headers::WORKLOAD_ACCESS_TOKEN_HEADER;
+use a2a_lambda_core::agentcore::USER_ID_HEADER;
+use a2a_lambda_core::agentcore_headers::WORKLOAD_ACCESS_TOKEN_HEADER;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
 /// The header's name, parsed once.

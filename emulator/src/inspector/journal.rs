@@ -251,8 +251,8 @@ impl Journal {
     /// have ended, and returns those that match then — fewer when the time ran out.
     ///
     /// ```
-    /// # use a2a_emulator::{Emulator, InvocationFilter};
-    /// # use a2a_server::agents::EchoAgent;
+    /// # use a2a_lambda_emulator::{Emulator, InvocationFilter};
+    /// # use a2a_lambda_server::agents::EchoAgent;
     /// # use std::time::Duration;
     /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
     /// let emulator = Emulator::new(EchoAgent).start().await?;

@@ -38,7 +38,7 @@ fn secret_header(name: &str) -> bool {
             | "set-cookie"
             | "x-amz-security-token"
             | "x-a2a-notification-token"
-    ) || name == a2a_core::agentcore_headers::WORKLOAD_ACCESS_TOKEN_HEADER
+    ) || name == a2a_lambda_core::agentcore_headers::WORKLOAD_ACCESS_TOKEN_HEADER
         || [
             "token",
             "api-key",

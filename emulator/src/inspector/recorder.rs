@@ -12,8 +12,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Instant, SystemTime};
 
-use a2a_core::agentcore::SESSION_HEADER;
-use a2a_core::version::{VERSION_HEADER, negotiate};
+use a2a_lambda_core::agentcore::SESSION_HEADER;
+use a2a_lambda_core::version::{VERSION_HEADER, negotiate};
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::header;
@@ -92,7 +92,7 @@ impl<S: Next<Body>> Service<Request> for Record<S> {
     }
 }
 
-/// The version a request asks for (`0.3` when it names none, as `a2a_core::version`
+/// The version a request asks for (`0.3` when it names none, as `a2a_lambda_core::version`
 /// serves it), or the value it sent when that is no version.
 fn version(request: &Request) -> String {
     let header = request

@@ -59,7 +59,7 @@ pub struct InvocationRecord {
     pub method: Option<String>,
     /// The A2A version the request asked for: its `A2A-Version` header, else its query
     /// parameter, else `0.3` (what a request naming none is served as, see
-    /// `a2a_core::version`); `None` for a request without a JSON-RPC payload.
+    /// `a2a_lambda_core::version`); `None` for a request without a JSON-RPC payload.
     pub version: Option<String>,
     /// The HTTP status of the answer.
     pub status: u16,

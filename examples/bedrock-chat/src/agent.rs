@@ -1,7 +1,7 @@
 //! The chat agent: the conversation to the model, its answer back as A2A events.
 //!
 //! One message is one task: `working`, then the answer as artifact chunks while the
-//! model writes (an [`ArtifactWriter`](a2a_server::ArtifactWriter): the first chunk with
+//! model writes (an [`ArtifactWriter`](a2a_lambda_server::ArtifactWriter): the first chunk with
 //! `append: false`, the rest appended, the last marked `lastChunk`), then `completed` with
 //! the whole answer as the status message (so the task's history holds the conversation,
 //! which the next turn replays) and the token usage in the task's metadata (the final
@@ -11,10 +11,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::card::{AgentCard, Skill};
-use a2a_server::model::{ListTasksParams, Task, TaskState};
-use a2a_server::tasks::TaskStore;
-use a2a_server::{Agent, AgentError, EventSink, RequestContext, SinkClosed, StatusNote};
+use a2a_lambda_server::card::{AgentCard, Skill};
+use a2a_lambda_server::model::{ListTasksParams, Task, TaskState};
+use a2a_lambda_server::tasks::TaskStore;
+use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext, SinkClosed, StatusNote};
 use serde_json::{Value, json};
 
 use crate::config::{CardSettings, ChatConfig};
@@ -255,7 +255,7 @@ pub fn usage_of(task: &Task) -> Option<&Value> {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use a2a_server::{AgentEvent, testing};
+    use a2a_lambda_server::{AgentEvent, testing};
     use tokio::sync::oneshot;
 
     use super::*;
@@ -271,7 +271,7 @@ mod tests {
         _dropped: oneshot::Sender<()>,
     }
 
-    #[a2a_server::async_trait]
+    #[a2a_lambda_server::async_trait]
     impl ReplyStream for EndlessStream {
         async fn next(&mut self) -> Option<Result<ReplyEvent, ModelError>> {
             match self.first.take() {
@@ -281,7 +281,7 @@ mod tests {
         }
     }
 
-    #[a2a_server::async_trait]
+    #[a2a_lambda_server::async_trait]
     impl ChatModel for Endless {
         async fn answer(&self, _turns: Vec<Turn>) -> Result<Box<dyn ReplyStream>, ModelError> {
             let dropped = self.0.lock().unwrap().take().unwrap();

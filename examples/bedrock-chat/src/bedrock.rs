@@ -78,7 +78,7 @@ impl BedrockModel {
     }
 }
 
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 impl ChatModel for BedrockModel {
     async fn answer(&self, turns: Vec<Turn>) -> Result<Box<dyn ReplyStream>, ModelError> {
         let mut request = self
@@ -114,7 +114,7 @@ struct BedrockReply {
     stream: EventReceiver<ConverseStreamOutput, ConverseStreamOutputError>,
 }
 
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 impl ReplyStream for BedrockReply {
     async fn next(&mut self) -> Option<Result<ReplyEvent, ModelError>> {
         loop {

@@ -9,7 +9,7 @@
 //! roles to alternate. So adjacent messages of one side are joined, and what comes before
 //! the first user turn is dropped.
 
-use a2a_server::model::{Message, Role, Task};
+use a2a_lambda_server::model::{Message, Role, Task};
 
 use crate::model::{Speaker, Turn};
 
@@ -77,7 +77,7 @@ fn trim(turns: &mut Vec<Turn>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_server::model::{TaskState, TaskStatus};
+    use a2a_lambda_server::model::{TaskState, TaskStatus};
 
     fn message(role: Role, text: &str) -> Message {
         Message::text(role, "m", text)

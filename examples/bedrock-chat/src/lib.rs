@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use a2a_server::Agent as _;
+//! use a2a_lambda_server::Agent as _;
 //! use bedrock_chat::{agent::ChatAgent, bedrock::BedrockModel, config::ChatConfig};
 //!
 //! # #[tokio::main(flavor = "current_thread")]

@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use a2a_server::serve::{Container, ContainerConfig};
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_server::serve::{Container, ContainerConfig};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use bedrock_chat::agent::ChatAgent;
 use bedrock_chat::bedrock::BedrockModel;
 use bedrock_chat::config::{ChatConfig, ConfigError};
@@ -29,7 +29,7 @@ async fn main() -> Result<(), a2a_lambda::Error> {
             .await
     } else {
         let config = ContainerConfig::from_env()?;
-        let _logs = a2a_server::serve::init_logging(config.log_format);
+        let _logs = a2a_lambda_server::serve::init_logging(config.log_format);
         let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
         let agent = chat_agent().await?.with_history(Arc::clone(&store));
         Ok(Container::with_config(agent, config)

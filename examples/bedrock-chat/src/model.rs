@@ -107,14 +107,14 @@ impl ModelError {
 }
 
 /// The answer as it streams from the model. Dropping it stops the model's stream.
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 pub trait ReplyStream: Send {
     /// The next event; `None` once the answer is over.
     async fn next(&mut self) -> Option<Result<ReplyEvent, ModelError>>;
 }
 
 /// A chat model: the conversation in, its answer streamed out.
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 pub trait ChatModel: Send + Sync + 'static {
     /// Starts answering `turns` (oldest first, alternating speakers, starting with the
     /// user's). The system prompt and inference parameters are the model's own

@@ -14,7 +14,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use a2a_emulator::Emulator;
+use a2a_lambda_emulator::Emulator;
 use serde_json::{Value, json};
 use wiremock::MockServer;
 

@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_client::model::{PartContent, SendResult, StreamEvent, Task, TaskState};
-use a2a_client::{Client, ProtocolVersion, text_params};
-use a2a_emulator::Emulator;
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
-use a2a_server::{AgentEvent, RequestContext, testing};
+use a2a_lambda_client::model::{PartContent, SendResult, StreamEvent, Task, TaskState};
+use a2a_lambda_client::{Client, ProtocolVersion, text_params};
+use a2a_lambda_emulator::Emulator;
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_server::{AgentEvent, RequestContext, testing};
 use bedrock_chat::agent::{ChatAgent, usage_of};
 use bedrock_chat::config::ChatConfig;
 use bedrock_chat::model::{ChatModel, ModelError, ReplyEvent, ReplyStream, Speaker, Turn, Usage};
@@ -53,7 +53,7 @@ struct Playing {
     hang: Option<oneshot::Sender<()>>,
 }
 
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 impl ReplyStream for Playing {
     async fn next(&mut self) -> Option<Result<ReplyEvent, ModelError>> {
         if let Some(event) = self.events.pop_front() {
@@ -66,7 +66,7 @@ impl ReplyStream for Playing {
     }
 }
 
-#[a2a_server::async_trait]
+#[a2a_lambda_server::async_trait]
 impl ChatModel for Scripted {
     async fn answer(&self, turns: Vec<Turn>) -> Result<Box<dyn ReplyStream>, ModelError> {
         self.seen.lock().unwrap().push(turns);
@@ -121,7 +121,7 @@ fn task(result: SendResult) -> Task {
     }
 }
 
-fn text(parts: &[a2a_client::model::Part]) -> String {
+fn text(parts: &[a2a_lambda_client::model::Part]) -> String {
     parts
         .iter()
         .filter_map(|part| match &part.content {
@@ -325,7 +325,7 @@ async fn a_second_message_in_the_context_replays_the_first_exchange() {
     let model = Scripted::new([]);
     let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
     let agent = agent(&model).with_history(Arc::clone(&store));
-    let container = a2a_server::serve::Container::new(agent)
+    let container = a2a_lambda_server::serve::Container::new(agent)
         .address("127.0.0.1:0".parse().unwrap())
         .task_store(store)
         .bind()

@@ -1,8 +1,8 @@
 //! The greeter: asks for your name once (the task waits in `input-required`), then streams
 //! a greeting word by word as artifact chunks and completes.
 
-use a2a_server::card::{AgentCard, Skill};
-use a2a_server::{Agent, AgentError, EventSink, RequestContext};
+use a2a_lambda_server::card::{AgentCard, Skill};
+use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
 
 /// The agent. `src/main.rs` serves it on Lambda or as an AgentCore container.
 pub struct Greeter;

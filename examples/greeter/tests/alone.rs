@@ -1,8 +1,8 @@
-//! The greeter alone, without a host (`a2a_server::testing`): exactly what it sends, event
+//! The greeter alone, without a host (`a2a_lambda_server::testing`): exactly what it sends, event
 //! by event, in milliseconds.
 
-use a2a_server::model::{PartContent, Task, TaskState, TaskStatus};
-use a2a_server::{AgentEvent, RequestContext, testing};
+use a2a_lambda_server::model::{PartContent, Task, TaskState, TaskStatus};
+use a2a_lambda_server::{AgentEvent, RequestContext, testing};
 use greeter::Greeter;
 
 #[tokio::test]

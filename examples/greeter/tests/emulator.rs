@@ -1,12 +1,12 @@
-//! The greeter behind the AgentCore emulator, called by `a2a-client` as a real client of
+//! The greeter behind the AgentCore emulator, called by `a2a-lambda-client` as a real client of
 //! AgentCore would: send, stream, multi-turn, and throttling retried.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
-use a2a_client::model::{Part, PartContent, Role, SendResult, StreamEvent, Task, TaskState};
-use a2a_client::{Client, ProtocolVersion, RetryPolicy, text_params};
-use a2a_emulator::{Emulator, FaultSpec};
+use a2a_lambda_client::model::{Part, PartContent, Role, SendResult, StreamEvent, Task, TaskState};
+use a2a_lambda_client::{Client, ProtocolVersion, RetryPolicy, text_params};
+use a2a_lambda_emulator::{Emulator, FaultSpec};
 use greeter::Greeter;
 
 /// The task a send answered with.
@@ -29,7 +29,7 @@ fn text(parts: &[Part]) -> String {
 }
 
 /// The name, as a follow-up message on `task`.
-fn answer(task: &Task, text: &str) -> a2a_client::model::SendMessageParams {
+fn answer(task: &Task, text: &str) -> a2a_lambda_client::model::SendMessageParams {
     let mut params = text_params(text);
     params.message.task_id = Some(task.id.clone());
     params.message.context_id = Some(task.context_id.clone());

@@ -2,7 +2,7 @@
 //! (`echo`, the default, or `conformance`); everything else is `a2a_lambda`'s configuration
 //! (`A2A_BINDINGS` among it: JSON-RPC and HTTP+JSON unless told otherwise).
 
-use a2a_server::agents::BuiltIn;
+use a2a_lambda_server::agents::BuiltIn;
 
 #[tokio::main]
 async fn main() -> Result<(), a2a_lambda::Error> {

@@ -13,7 +13,7 @@ mod fake_lambda;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use a2a_server::tasks::TaskStore as _;
+use a2a_lambda_server::tasks::TaskStore as _;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -101,7 +101,7 @@ async fn a_task_at_work_is_failed_in_the_table_when_the_environment_shuts_down()
     assert_eq!(status.state.v0_3_name(), "failed", "{stored:?}");
     let message = status.message.as_ref().expect("a status message");
     assert_eq!(message.joined_text(), SHUT_DOWN);
-    assert_eq!(message.role, a2a_core::model::Role::Agent);
+    assert_eq!(message.role, a2a_lambda_core::model::Role::Agent);
     // The finished task is as it was: same version, same state.
     let after = table.get(&done_id).await.unwrap().unwrap();
     assert_eq!(after.version, done.version);

@@ -13,9 +13,9 @@
 
 use std::sync::Arc;
 
-use a2a_core::card::Binding;
-use a2a_server::host::engine::Engine;
-use a2a_server::host::http::{CARD_PATH, CardUrl, RouterOptions, router};
+use a2a_lambda_core::card::Binding;
+use a2a_lambda_server::host::engine::Engine;
+use a2a_lambda_server::host::http::{CARD_PATH, CardUrl, RouterOptions, router};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, StatusCode, Uri, header};
@@ -26,8 +26,8 @@ use lambda_http::request::RequestContext;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
-use a2a_server::host::identity::USER_ID_HEADER;
-use a2a_server::owner::Owner;
+use a2a_lambda_server::host::identity::USER_ID_HEADER;
+use a2a_lambda_server::owner::Owner;
 
 use crate::config::{Auth, Config};
 
@@ -43,7 +43,7 @@ pub type App = tower::util::MapRequest<
 
 /// The function's service for an engine, with the user's layers applied to the router in
 /// order (see [`crate::Lambda::layer`]).
-pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_server::layers::Layers) -> App {
+pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_lambda_server::layers::Layers) -> App {
     let mut app = router(
         engine,
         RouterOptions {
@@ -329,7 +329,7 @@ async fn require_api_key(
     let public = request.uri().path() == CARD_PATH || request.uri().path() == "/ping";
     let given = request
         .headers()
-        .get(a2a_core::card::security::API_KEY_HEADER)
+        .get(a2a_lambda_core::card::security::API_KEY_HEADER)
         .and_then(|value| value.to_str().ok());
     let valid = given.is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes()));
     if valid && request.extensions().get::<Owner>().is_none() {
@@ -342,7 +342,7 @@ async fn require_api_key(
         return next.run(request).await;
     }
     let rest_route =
-        rest && !a2a_core::rest::routes::allowed_methods(request.uri().path()).is_empty();
+        rest && !a2a_lambda_core::rest::routes::allowed_methods(request.uri().path()).is_empty();
     let body = if rest_route {
         r#"{"error":{"code":401,"status":"UNAUTHENTICATED","message":"Unauthorized: send a valid X-API-Key header"}}"#
     } else {

@@ -1,8 +1,8 @@
 //! Configuration from environment variables, validated at init.
 
-use a2a_core::card::{Bindings, SecurityMechanism};
-use a2a_core::error::ErrorProfile;
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_core::card::{Bindings, SecurityMechanism};
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_server::push::target::TargetPolicy;
 
 use crate::dynamo::{DEFAULT_LEASE, DEFAULT_RETENTION, DynamoSettings};
 
@@ -91,7 +91,7 @@ pub struct Config {
     pub push: PushSettings,
     /// `A2A_BINDINGS`: the protocol bindings served, preferred first (`jsonrpc`,
     /// `http+json`, comma-separated, each once; the container's syntax,
-    /// [`a2a_server::serve::ContainerConfig::bindings`]). Default `jsonrpc,http+json`:
+    /// [`a2a_lambda_server::serve::ContainerConfig::bindings`]). Default `jsonrpc,http+json`:
     /// every front a function sits behind (a Function URL, API Gateway, an ALB) passes
     /// it any path and method, so both bindings' routes reach it.
     pub bindings: Bindings,
@@ -99,7 +99,7 @@ pub struct Config {
 
 /// Push notifications: on unless turned off, to public HTTPS webhooks unless told
 /// otherwise. The same variables and values as the container's
-/// ([`a2a_server::serve::ContainerConfig`]).
+/// ([`a2a_lambda_server::serve::ContainerConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PushSettings {
     /// `A2A_PUSH_NOTIFICATIONS`: `on` (default) or `off`. On, tasks may have webhook
@@ -162,7 +162,7 @@ impl Config {
         let public_url = match get("A2A_PUBLIC_URL") {
             None => None,
             Some(value) => {
-                a2a_core::card::validate_url("A2A_PUBLIC_URL", &value).map_err(|_| {
+                a2a_lambda_core::card::validate_url("A2A_PUBLIC_URL", &value).map_err(|_| {
                     invalid(
                         "A2A_PUBLIC_URL",
                         &value,
@@ -297,13 +297,15 @@ impl Config {
             None => None,
             Some(value) => {
                 let value = value.trim().to_owned();
-                a2a_core::card::validate_url("A2A_DYNAMODB_ENDPOINT", &value).map_err(|_| {
-                    invalid(
-                        "A2A_DYNAMODB_ENDPOINT",
-                        &value,
-                        "an absolute http:// or https:// URL (a local DynamoDB or moto)",
-                    )
-                })?;
+                a2a_lambda_core::card::validate_url("A2A_DYNAMODB_ENDPOINT", &value).map_err(
+                    |_| {
+                        invalid(
+                            "A2A_DYNAMODB_ENDPOINT",
+                            &value,
+                            "an absolute http:// or https:// URL (a local DynamoDB or moto)",
+                        )
+                    },
+                )?;
                 Some(value)
             }
         };
@@ -414,7 +416,7 @@ mod tests {
 
     #[test]
     fn bindings_default_to_both_and_are_read_in_order() {
-        use a2a_core::card::Binding;
+        use a2a_lambda_core::card::Binding;
         let bindings = |vars: &[(&str, &str)]| config(vars).unwrap().bindings;
         assert_eq!(bindings(&[]).to_string(), "jsonrpc,http+json");
         let rest_first = bindings(&[("A2A_BINDINGS", "http+json, jsonrpc")]);

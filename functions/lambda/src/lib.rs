@@ -1,6 +1,6 @@
 //! # a2a-lambda
 //!
-//! Your own A2A agent as an AWS Lambda function: the shared router of `a2a-server`,
+//! Your own A2A agent as an AWS Lambda function: the shared router of `a2a-lambda-server`,
 //! served by `lambda_http` behind a Function URL, API Gateway (HTTP API or REST, stage
 //! prefix included) or an ALB. Buffered by default; with `A2A_STREAMING=true` (a Function
 //! URL in `RESPONSE_STREAM` mode) streams answer as server-sent events as they happen.
@@ -25,7 +25,7 @@
 //! AgentCore container anywhere else ([`run`]):
 //!
 //! ```no_run
-//! use a2a_server::agents::EchoAgent;
+//! use a2a_lambda_server::agents::EchoAgent;
 //!
 //! #[tokio::main]
 //! async fn main() -> Result<(), a2a_lambda::Error> {
@@ -58,19 +58,19 @@ pub mod config;
 pub mod logging;
 pub mod testing;
 
-/// The DynamoDB task store: the `a2a-dynamodb` crate, usable by any host.
-pub use a2a_dynamodb as dynamo;
+/// The DynamoDB task store: the `a2a-lambda-dynamodb` crate, usable by any host.
+pub use a2a_lambda_dynamodb as dynamo;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use a2a_server::agent::IntoAgent;
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::layers::{Layers, RouterLayer};
-use a2a_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
-use a2a_server::push::target::TargetPolicy;
-use a2a_server::push::{InMemoryPushConfigs, Push, PushConfigStore};
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_server::agent::IntoAgent;
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::layers::{Layers, RouterLayer};
+use a2a_lambda_server::push::delivery::{DeliveryError, DeliveryPolicy, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::{InMemoryPushConfigs, Push, PushConfigStore};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 
 pub use app::App;
 /// The status messages a task gets when the environment runs out of time or shuts down
@@ -96,7 +96,7 @@ pub enum InitError {
     Config(#[from] config::ConfigError),
     /// The agent card is invalid.
     #[error("agent card: {0}")]
-    Card(#[from] a2a_core::card::CardError),
+    Card(#[from] a2a_lambda_core::card::CardError),
     /// The webhook client for push notifications could not be made.
     #[error("push notifications: {0}")]
     Push(#[from] DeliveryError),
@@ -146,8 +146,8 @@ pub fn stores(config: &Config) -> (Arc<dyn TaskStore>, Arc<dyn PushConfigStore>)
 /// ```no_run
 /// use std::sync::Arc;
 ///
-/// use a2a_server::agents::EchoAgent;
-/// use a2a_server::tasks::InMemoryTaskStore;
+/// use a2a_lambda_server::agents::EchoAgent;
+/// use a2a_lambda_server::tasks::InMemoryTaskStore;
 ///
 /// # async fn example() -> Result<(), a2a_lambda::Error> {
 /// a2a_lambda::Lambda::new(EchoAgent)
@@ -158,7 +158,7 @@ pub fn stores(config: &Config) -> (Arc<dyn TaskStore>, Arc<dyn PushConfigStore>)
 /// # }
 /// ```
 pub struct Lambda {
-    agent: a2a_server::SharedAgent,
+    agent: a2a_lambda_server::SharedAgent,
     config: Option<Config>,
     store: Option<Arc<dyn TaskStore>>,
     push_store: Option<Arc<dyn PushConfigStore>>,
@@ -247,7 +247,7 @@ impl Lambda {
             None => Config::from_env()?,
         };
         if let Some(url) = self.public_url {
-            a2a_core::card::validate_url("public URL", &url)?;
+            a2a_lambda_core::card::validate_url("public URL", &url)?;
             config.public_url = Some(url);
         }
         let (store, push_store) = match (self.store, self.push_store) {
@@ -307,7 +307,7 @@ impl Lambda {
         if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none() {
             let error = "not running inside AWS Lambda (AWS_LAMBDA_RUNTIME_API is not set): \
                          run it locally with `cargo lambda watch`, or serve the same agent \
-                         with a2a_server::serve or the emulator";
+                         with a2a_lambda_server::serve or the emulator";
             tracing::error!(error, "init failed");
             return Err(error.into());
         }
@@ -385,7 +385,7 @@ impl Lambda {
 /// Runs `agent` wherever the binary is started: as a Lambda function configured from the
 /// environment ([`Config`]) when the Lambda runtime started it (`AWS_LAMBDA_RUNTIME_API`
 /// is set), and anywhere else as an AWS Bedrock AgentCore Runtime container
-/// ([`a2a_server::serve()`]: port 9000 unless `PORT` says otherwise, `/ping`, configured by
+/// ([`a2a_lambda_server::serve()`]: port 9000 unless `PORT` says otherwise, `/ping`, configured by
 /// its own variables). One binary serves `cargo lambda deploy`, an AgentCore image and a
 /// local run. [`Lambda::run`] serves Lambda only.
 ///
@@ -395,7 +395,7 @@ pub async fn run(agent: impl IntoAgent) -> Result<(), Error> {
     if on_lambda() {
         Lambda::new(agent).run().await
     } else {
-        Ok(a2a_server::serve(agent).await?)
+        Ok(a2a_lambda_server::serve(agent).await?)
     }
 }
 

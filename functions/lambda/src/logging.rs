@@ -5,7 +5,7 @@
 //! duration.
 //!
 //! Written to stdout as they happen, on purpose not through the containers' background
-//! writer ([`a2a_server::host::logging`]): Lambda freezes the execution environment once the
+//! writer ([`a2a_lambda_server::host::logging`]): Lambda freezes the execution environment once the
 //! runtime has answered and has no pending event ("Lambda freezes the execution
 //! environment when the runtime and each extension have completed and there are no
 //! pending events", <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html>),

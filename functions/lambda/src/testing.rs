@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use a2a_lambda::testing::{FunctionUrlEvent, TestFunction};
-//! use a2a_server::agents::EchoAgent;
+//! use a2a_lambda_server::agents::EchoAgent;
 //! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -254,7 +254,7 @@ impl FunctionUrlEvent {
                     "domainPrefix": "function",
                     "http": {"method": self.method, "path": self.path, "protocol": "HTTP/1.1",
                         "sourceIp": "203.0.113.7", "userAgent": "a2a-lambda-testing"},
-                    "requestId": a2a_core::model::new_id(),
+                    "requestId": a2a_lambda_core::model::new_id(),
                     "routeKey": "$default",
                     "stage": "$default",
                     "time": "01/Dec/2026:09:00:00 +0000",
@@ -286,7 +286,7 @@ impl FunctionUrlEvent {
                     "httpMethod": self.method,
                     "path": path,
                     "protocol": "HTTP/1.1",
-                    "requestId": a2a_core::model::new_id(),
+                    "requestId": a2a_lambda_core::model::new_id(),
                     "resourcePath": "/{proxy+}",
                     "stage": stage,
                     "identity": {"sourceIp": "203.0.113.7"},

@@ -28,7 +28,7 @@ fn app() -> App {
         .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
         .collect();
     let config = Config::from_lookup(|name| vars.get(name).cloned()).expect("valid configuration");
-    let (app, _) = a2a_lambda::Lambda::new(a2a_server::agents::ConformanceAgent::default())
+    let (app, _) = a2a_lambda::Lambda::new(a2a_lambda_server::agents::ConformanceAgent::default())
         .config(config)
         .into_app()
         .expect("app");

@@ -21,10 +21,10 @@ const FURL_RPC_SEND: &str = include_str!("fixtures/function_url_send_v1_0.json")
 /// One instance of the function, with a store of its own on the shared table.
 fn instance(settings: &a2a_lambda::dynamo::DynamoSettings) -> App {
     let config = Config::from_lookup(|_| None).expect("the default configuration");
-    a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+    a2a_lambda::Lambda::new(a2a_lambda_server::agents::EchoAgent)
         .config(config)
         .task_store(Arc::new(store(settings)))
-        .push_store(Arc::new(a2a_server::push::InMemoryPushConfigs::new()))
+        .push_store(Arc::new(a2a_lambda_server::push::InMemoryPushConfigs::new()))
         .into_app()
         .expect("app")
         .0

@@ -138,7 +138,7 @@ fn request(event: &str) -> lambda_http::Request {
 }
 
 async fn call(config: &Config, event: &str) -> Answer {
-    let (app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+    let (app, _) = a2a_lambda::Lambda::new(a2a_lambda_server::agents::EchoAgent)
         .config(config.clone())
         .into_app()
         .expect("app");
@@ -759,7 +759,7 @@ fn with_body(event: &str, body: &Value) -> String {
 
 #[tokio::test]
 async fn function_url_create_push_config_is_stored_and_listed() {
-    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_lambda_server::agents::EchoAgent)
         .config(config(&[]))
         .into_app()
         .expect("app");
@@ -815,7 +815,7 @@ async fn push_notifications_off_answer_unsupported_and_the_card_says_so() {
 
 #[tokio::test]
 async fn function_url_v0_3_set_push_config_names_it_for_the_task() {
-    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_lambda_server::agents::EchoAgent)
         .config(config(&[]))
         .into_app()
         .expect("app");
@@ -846,9 +846,9 @@ async fn function_url_v0_3_set_push_config_names_it_for_the_task() {
 
 #[tokio::test]
 async fn a_push_store_of_your_own_holds_the_configurations() {
-    use a2a_server::push::{InMemoryPushConfigs, PushConfigStore};
+    use a2a_lambda_server::push::{InMemoryPushConfigs, PushConfigStore};
     let store = std::sync::Arc::new(InMemoryPushConfigs::new());
-    let (mut app, _) = a2a_lambda::Lambda::new(a2a_server::agents::EchoAgent)
+    let (mut app, _) = a2a_lambda::Lambda::new(a2a_lambda_server::agents::EchoAgent)
         .config(config(&[]))
         .push_store(store.clone())
         .into_app()
@@ -863,5 +863,8 @@ async fn a_push_store_of_your_own_holds_the_configurations() {
     let held = store.configs(&task_id).await.unwrap();
     assert_eq!(held.len(), 1);
     assert_eq!(held[0].config.url, "https://93.184.215.14/a2a?agent=echo");
-    assert_eq!(held[0].version, a2a_core::version::ProtocolVersion::V1_0);
+    assert_eq!(
+        held[0].version,
+        a2a_lambda_core::version::ProtocolVersion::V1_0
+    );
 }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use a2a_lambda::{App, Config};
-use a2a_server::host::identity::USER_ID_HEADER;
-use a2a_server::tasks::{InMemoryTaskStore, TaskStore};
+use a2a_lambda_server::host::identity::USER_ID_HEADER;
+use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskStore};
 use a2a_test_support::agents::SaysWhoCalls;
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;

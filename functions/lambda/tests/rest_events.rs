@@ -97,7 +97,7 @@ struct Function {
 }
 
 impl Function {
-    fn new(vars: &[(&str, &str)], agent: a2a_server::agents::BuiltIn) -> Self {
+    fn new(vars: &[(&str, &str)], agent: a2a_lambda_server::agents::BuiltIn) -> Self {
         let (app, _) = a2a_lambda::Lambda::new(agent.agent())
             .config(config(vars))
             .into_app()
@@ -106,7 +106,7 @@ impl Function {
     }
 
     fn echo(vars: &[(&str, &str)]) -> Self {
-        Self::new(vars, a2a_server::agents::BuiltIn::Echo)
+        Self::new(vars, a2a_lambda_server::agents::BuiltIn::Echo)
     }
 
     /// The response to `event`, its body not yet read.
@@ -425,7 +425,7 @@ async fn streaming_function_url_message_stream_is_one_data_line_per_stream_respo
 async fn streaming_function_url_subscribe_streams_a_working_task_until_it_is_canceled() {
     let mut function = Function::new(
         &[("A2A_STREAMING", "true")],
-        a2a_server::agents::BuiltIn::Conformance,
+        a2a_lambda_server::agents::BuiltIn::Conformance,
     );
     // `slow-` works until canceled: the stream stays open after its first events.
     let slow = edited(FURL_STREAM, |event| {

@@ -5,7 +5,7 @@
 
 use a2a_lambda::Lambda;
 use a2a_lambda::testing::{FunctionUrlEvent, TestFunction};
-use a2a_server::agents::EchoAgent;
+use a2a_lambda_server::agents::EchoAgent;
 use serde_json::{Value, json};
 
 fn send(text: &str) -> Value {

@@ -87,7 +87,7 @@ pub(super) fn json_rpc(u: &mut Unstructured<'_>, known: &Known, target: Target) 
 fn json_rpc_path(u: &mut Unstructured<'_>, target: Target) -> Result<String> {
     let invocations = format!(
         "/runtimes/{}/invocations",
-        a2a_core::percent::encode_component(ARN)
+        a2a_lambda_core::percent::encode_component(ARN)
     );
     let choices: Vec<String> = match target {
         Target::Container => vec!["/".to_owned()],

@@ -11,7 +11,7 @@ use super::{ARN, Known};
 use crate::input::{Input, Target};
 
 pub(super) fn rest(u: &mut Unstructured<'_>, known: &Known, target: Target) -> Result<Input> {
-    let task = a2a_core::percent::encode_component(&known.task_id(u)?);
+    let task = a2a_lambda_core::percent::encode_component(&known.task_id(u)?);
     let send =
         json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [part_v1_0(u)?]}});
     let (method, path, body) = match u.int_in_range(0..=11)? {
@@ -80,11 +80,11 @@ pub(super) fn rest(u: &mut Unstructured<'_>, known: &Known, target: Target) -> R
 pub(super) fn other_path(u: &mut Unstructured<'_>, target: Target) -> Result<Input> {
     let card_under_invocations = format!(
         "/runtimes/{}/invocations/.well-known/agent-card.json",
-        a2a_core::percent::encode_component(ARN)
+        a2a_lambda_core::percent::encode_component(ARN)
     );
     let stop = format!(
         "/runtimes/{}/stopruntimesession",
-        a2a_core::percent::encode_component(ARN)
+        a2a_lambda_core::percent::encode_component(ARN)
     );
     let paths = [
         "/.well-known/agent-card.json",

@@ -1,6 +1,6 @@
 //! [`ArtifactWriter`]: an artifact streamed chunk by chunk.
 
-use a2a_core::model::{Artifact, Metadata, Part};
+use a2a_lambda_core::model::{Artifact, Metadata, Part};
 use serde_json::Value;
 
 use super::sink::{AgentEvent, EventSink, SinkClosed};
@@ -14,7 +14,7 @@ use super::sink::{AgentEvent, EventSink, SinkClosed};
 /// as the last one when the sink has room (an agent returning early with `?`).
 ///
 /// ```
-/// # async fn run(events: a2a_server::EventSink) -> Result<(), a2a_server::AgentError> {
+/// # async fn run(events: a2a_lambda_server::EventSink) -> Result<(), a2a_lambda_server::AgentError> {
 /// let mut answer = events.artifact_writer("answer").with_name("Answer");
 /// for word in ["Hello", ", ", "world"] {
 ///     answer.write(word).await?;
@@ -169,7 +169,7 @@ mod tests {
                     .parts
                     .iter()
                     .map(|part| match &part.content {
-                        a2a_core::model::PartContent::Text(text) => text.clone(),
+                        a2a_lambda_core::model::PartContent::Text(text) => text.clone(),
                         _ => String::from("<part>"),
                     })
                     .collect();

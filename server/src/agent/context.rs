@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use a2a_core::model::{Message, Role, Task};
+use a2a_lambda_core::model::{Message, Role, Task};
 
 use crate::owner::Owner;
 use crate::platform::Platform;
@@ -46,8 +46,8 @@ impl RequestContext {
     /// platform values, and a cancellation token of its own.
     ///
     /// ```
-    /// use a2a_server::RequestContext;
-    /// use a2a_server::model::{Message, Role};
+    /// use a2a_lambda_server::RequestContext;
+    /// use a2a_lambda_server::model::{Message, Role};
     ///
     /// let context = RequestContext::new(Message::text(Role::User, "m-1", "hello"));
     /// assert_eq!(context.message.joined_text(), "hello");
@@ -57,14 +57,14 @@ impl RequestContext {
         let context_id = message
             .context_id
             .clone()
-            .unwrap_or_else(a2a_core::model::new_id);
+            .unwrap_or_else(a2a_lambda_core::model::new_id);
         Self {
             message,
-            task_id: a2a_core::model::new_id(),
+            task_id: a2a_lambda_core::model::new_id(),
             context_id,
             previous: None,
             session_id: None,
-            request_id: a2a_core::model::new_id(),
+            request_id: a2a_lambda_core::model::new_id(),
             owner: Owner::anonymous(),
             cancellation: CancellationToken::new(),
             platform: Platform::default(),
@@ -74,18 +74,22 @@ impl RequestContext {
     /// The context of a user message of one text part starting a new task.
     ///
     /// ```
-    /// let context = a2a_server::RequestContext::text("hello");
+    /// let context = a2a_lambda_server::RequestContext::text("hello");
     /// assert_eq!(context.message.joined_text(), "hello");
     /// ```
     pub fn text(text: impl Into<String>) -> Self {
-        Self::new(Message::text(Role::User, a2a_core::model::new_id(), text))
+        Self::new(Message::text(
+            Role::User,
+            a2a_lambda_core::model::new_id(),
+            text,
+        ))
     }
 
     /// The message continues `task`: its ids become the task's, and `previous` the task.
     ///
     /// ```
-    /// use a2a_server::RequestContext;
-    /// use a2a_server::model::{Task, TaskState, TaskStatus};
+    /// use a2a_lambda_server::RequestContext;
+    /// use a2a_lambda_server::model::{Task, TaskState, TaskStatus};
     ///
     /// let waiting = Task {
     ///     id: "t-1".into(),

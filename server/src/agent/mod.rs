@@ -8,9 +8,9 @@
 //! protocol.
 //!
 //! ```
-//! use a2a_server::{Agent, AgentError, EventSink, RequestContext};
-//! use a2a_server::card::{AgentCard, Skill};
-//! use a2a_server::model::Artifact;
+//! use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
+//! use a2a_lambda_server::card::{AgentCard, Skill};
+//! use a2a_lambda_server::model::Artifact;
 //!
 //! struct Shout;
 //!
@@ -36,9 +36,9 @@ mod sink;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use a2a_core::card::AgentCard;
+use a2a_lambda_core::card::AgentCard;
 #[cfg(doc)]
-use a2a_core::model::Message;
+use a2a_lambda_core::model::Message;
 
 pub use artifact::ArtifactWriter;
 pub use context::RequestContext;
@@ -107,8 +107,8 @@ impl<A: Agent> ErasedAgent for A {
 /// that picks an agent at run time returns. Cheap to clone.
 ///
 /// ```
-/// use a2a_server::SharedAgent;
-/// use a2a_server::agents::EchoAgent;
+/// use a2a_lambda_server::SharedAgent;
+/// use a2a_lambda_server::agents::EchoAgent;
 ///
 /// let agent = SharedAgent::new(EchoAgent);
 /// assert_eq!(agent.card().name, "Echo Agent");

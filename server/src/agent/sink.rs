@@ -2,7 +2,7 @@
 
 use tokio::sync::mpsc;
 
-use a2a_core::model::{Artifact, Message, Metadata, Role, TaskState};
+use a2a_lambda_core::model::{Artifact, Message, Metadata, Role, TaskState};
 use serde_json::Value;
 
 use super::artifact::ArtifactWriter;
@@ -55,7 +55,7 @@ pub struct SinkClosed;
 /// the task's metadata. Made from a text (`"Done"`), a [`Message`], or built up.
 ///
 /// ```
-/// use a2a_server::StatusNote;
+/// use a2a_lambda_server::StatusNote;
 /// use serde_json::json;
 ///
 /// let note = StatusNote::text("Done").task_metadata("usage", json!({"outputTokens": 42}));
@@ -196,7 +196,7 @@ impl EventSink {
 
     /// An agent message bound to this task and context.
     pub fn agent_message(&self, text: impl Into<String>) -> Message {
-        let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), text);
+        let mut message = Message::text(Role::Agent, a2a_lambda_core::model::new_id(), text);
         message.task_id = Some(self.task_id.clone());
         message.context_id = Some(self.context_id.clone());
         message
@@ -277,8 +277,8 @@ impl EventSink {
     /// task's metadata.
     ///
     /// ```
-    /// # async fn run(events: a2a_server::EventSink) -> Result<(), a2a_server::AgentError> {
-    /// use a2a_server::StatusNote;
+    /// # async fn run(events: a2a_lambda_server::EventSink) -> Result<(), a2a_lambda_server::AgentError> {
+    /// use a2a_lambda_server::StatusNote;
     /// events
     ///     .complete_with(StatusNote::text("Done").task_metadata("usage", serde_json::json!({"outputTokens": 7})))
     ///     .await?;

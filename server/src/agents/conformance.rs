@@ -21,8 +21,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_core::card::{AgentCard, Capabilities, Skill};
-use a2a_core::model::{Artifact, Part, PartContent};
+use a2a_lambda_core::card::{AgentCard, Capabilities, Skill};
+use a2a_lambda_core::model::{Artifact, Part, PartContent};
 
 /// The agent conformance suites run against.
 #[derive(Debug, Clone)]

@@ -1,8 +1,8 @@
 //! `echo`: completes a task whose artifact echoes the input text.
 
 use crate::agent::{Agent, AgentError, EventSink, RequestContext};
-use a2a_core::card::{AgentCard, Capabilities, Skill};
-use a2a_core::model::Artifact;
+use a2a_lambda_core::card::{AgentCard, Capabilities, Skill};
+use a2a_lambda_core::model::Artifact;
 
 /// Echoes the text of every message back as an artifact named `echo`.
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,14 +1,14 @@
 //! `a2a-container`: a built-in agent as an AWS Bedrock AgentCore Runtime container —
-//! `a2a_server::serve` with the agent named by `A2A_AGENT` (`echo`, the default, or
+//! `a2a_lambda_server::serve` with the agent named by `A2A_AGENT` (`echo`, the default, or
 //! `conformance`). Every other setting is `serve`'s environment
-//! (`a2a_server::serve::VARIABLES`). Prints one line once it listens:
+//! (`a2a_lambda_server::serve::VARIABLES`). Prints one line once it listens:
 //! `a2a-container listening on http://ADDRESS (agent: NAME, card url: URL)`.
 
 use std::process::ExitCode;
 
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::graceful::shutdown_signal;
-use a2a_server::serve::{Container, ContainerConfig, ServeError, init_logging};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::graceful::shutdown_signal;
+use a2a_lambda_server::serve::{Container, ContainerConfig, ServeError, init_logging};
 
 #[tokio::main]
 async fn main() -> ExitCode {

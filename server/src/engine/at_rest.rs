@@ -16,7 +16,7 @@ use super::follow::{
 use super::runner::RunnerDeps;
 use crate::owner::Owner;
 use crate::tasks::StoreError;
-use a2a_core::model::Task;
+use a2a_lambda_core::model::Task;
 
 /// Writes `task`, which its new status ends, if the stored task is still at version
 /// `expected`; then tells its followers and push notifications. The version written.

@@ -38,9 +38,9 @@ use super::ops::{self, cancel, card, get, list, push_config, send, subscribe};
 use super::request::Request;
 use super::respond::{self, Frame};
 use super::{CallContext, Engine, Reply, StreamItem};
-use a2a_core::error::{Error, ErrorProfile};
-use a2a_core::jsonrpc;
-use a2a_core::version::{self, Operation, ProtocolVersion};
+use a2a_lambda_core::error::{Error, ErrorProfile};
+use a2a_lambda_core::jsonrpc;
+use a2a_lambda_core::version::{self, Operation, ProtocolVersion};
 
 /// Serves one request in the version and operation it names: the match every request of
 /// both bindings goes through.

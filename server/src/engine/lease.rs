@@ -15,7 +15,7 @@ use super::runner::{self, LiveTask, RunnerDeps};
 use crate::agent::AgentEvent;
 use crate::owner::Owner;
 use crate::tasks::{self, Lease, LeaseTerms, Leased, SharedStored, StoreError};
-use a2a_core::model::{Message, Role, StreamEvent, Task, TaskState};
+use a2a_lambda_core::model::{Message, Role, StreamEvent, Task, TaskState};
 
 /// The status message of a task failed because its runner's lease expired.
 pub(crate) const HOST_STOPPED: &str = "The agent's host stopped before the task finished.";
@@ -166,7 +166,8 @@ pub(crate) async fn load(
             return Ok(Some(stored));
         }
         let mut task = Task::clone(&stored.task);
-        let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), HOST_STOPPED);
+        let mut message =
+            Message::text(Role::Agent, a2a_lambda_core::model::new_id(), HOST_STOPPED);
         message.task_id = None;
         let failure = AgentEvent::status(TaskState::Failed, Some(message));
         if tasks::apply_quietly(&mut task, failure).is_err() {

@@ -1,8 +1,8 @@
 //! Media types a message may carry: those the agent's card accepts.
 
-use a2a_core::card::AgentCard;
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::Message;
+use a2a_lambda_core::card::AgentCard;
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::Message;
 
 /// -32005 when a part declares a media type the agent does not accept.
 ///

@@ -48,10 +48,10 @@ use crate::agent::IntoAgent;
 use crate::health::Health;
 use crate::owner::Owner;
 use crate::tasks::TaskStore;
-use a2a_core::card::{self, AgentCard, CardError};
-use a2a_core::error::{Error, ErrorProfile, Refusal};
-use a2a_core::jsonrpc::{self, Id};
-use a2a_core::version::{self, Operation, ProtocolVersion};
+use a2a_lambda_core::card::{self, AgentCard, CardError};
+use a2a_lambda_core::error::{Error, ErrorProfile, Refusal};
+use a2a_lambda_core::jsonrpc::{self, Id};
+use a2a_lambda_core::version::{self, Operation, ProtocolVersion};
 
 use dispatch::Failure;
 use follow::registry::Registry;
@@ -149,7 +149,7 @@ pub struct EngineConfig {
     pub host_can_stream: bool,
     /// How the host authenticates callers, when it decides (the card publishes it);
     /// `None` keeps the agent card's.
-    pub security: Option<a2a_core::card::SecurityMechanism>,
+    pub security: Option<a2a_lambda_core::card::SecurityMechanism>,
     /// A non-blocking send (`returnImmediately`, v0.3 `blocking: false`) answers at once
     /// and leaves its agent running. `false` for a host that would stop that work once it
     /// answers (an AWS Lambda environment without its extension): such a send is then
@@ -189,10 +189,10 @@ impl Engine {
         card.capabilities.push_notifications = false;
         card.capabilities.extended_card = false;
         // The host decides the bindings (`with_bindings`).
-        card.bindings = a2a_core::card::Bindings::default();
+        card.bindings = a2a_lambda_core::card::Bindings::default();
         card.validate()?;
         card::validate_url("url", &config.public_url)?;
-        let instance_id: Arc<str> = Arc::from(a2a_core::model::new_id());
+        let instance_id: Arc<str> = Arc::from(a2a_lambda_core::model::new_id());
         Ok(Self {
             deps: RunnerDeps {
                 agent,
@@ -228,7 +228,7 @@ impl Engine {
     /// Serves `bindings` (the card lists one interface per binding, preferred first; the
     /// router serves each). JSON-RPC only unless told.
     #[must_use]
-    pub fn with_bindings(mut self, bindings: a2a_core::card::Bindings) -> Self {
+    pub fn with_bindings(mut self, bindings: a2a_lambda_core::card::Bindings) -> Self {
         self.card.bindings = bindings;
         self
     }
@@ -310,7 +310,7 @@ impl Engine {
         let outcome = dispatch::operate(self, request).await;
         let status = match &outcome {
             Ok(_) => StatusCode::OK,
-            Err(error) => a2a_core::rest::status::row(error.refusal()).http_status,
+            Err(error) => a2a_lambda_core::rest::status::row(error.refusal()).http_status,
         };
         tracing::info!(
             request_id = call.request_id,

@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 
 use super::respond::Frame;
 use super::{CallContext, Reply};
-use a2a_core::error::Error;
-use a2a_core::version::{Operation, ProtocolVersion};
+use a2a_lambda_core::error::Error;
+use a2a_lambda_core::version::{Operation, ProtocolVersion};
 
 /// One request to one operation (both bindings make one: JSON-RPC from its envelope,
 /// HTTP+JSON from its route).

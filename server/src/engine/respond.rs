@@ -4,11 +4,11 @@
 use axum::http::StatusCode;
 use serde::Serialize;
 
-use a2a_core::error::{Error, ErrorProfile, Refusal};
-use a2a_core::jsonrpc::{ErrorResponse, Id, SuccessResponse};
-use a2a_core::model::{ListTasksResult, SendResult, StreamEvent, Task};
-use a2a_core::version::ProtocolVersion;
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::error::{Error, ErrorProfile, Refusal};
+use a2a_lambda_core::jsonrpc::{ErrorResponse, Id, SuccessResponse};
+use a2a_lambda_core::model::{ListTasksResult, SendResult, StreamEvent, Task};
+use a2a_lambda_core::version::ProtocolVersion;
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 /// How a reply is framed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub(crate) fn error_body(
     profile: ErrorProfile,
 ) -> (StatusCode, Vec<u8>) {
     let Frame::JsonRpc(id) = frame else {
-        return a2a_core::rest::status::to_bytes(error, None);
+        return a2a_lambda_core::rest::status::to_bytes(error, None);
     };
     let (status, response) = ErrorResponse::from_error(id.clone(), error, profile);
     let body = serde_json::to_vec(&response).unwrap_or_else(|_| {
@@ -100,7 +100,7 @@ pub(crate) fn list(frame: &Frame, result: &ListTasksResult) -> Vec<u8> {
 pub(crate) fn push_config(
     version: ProtocolVersion,
     frame: &Frame,
-    config: &a2a_core::model::TaskPushNotificationConfig,
+    config: &a2a_lambda_core::model::TaskPushNotificationConfig,
 ) -> Vec<u8> {
     match version {
         ProtocolVersion::V0_3 => success(frame, &v0_3::task_push_config(config)),
@@ -112,7 +112,7 @@ pub(crate) fn push_config(
 pub(crate) fn push_config_list(
     version: ProtocolVersion,
     frame: &Frame,
-    list: &a2a_core::model::ListPushConfigsResult,
+    list: &a2a_lambda_core::model::ListPushConfigsResult,
 ) -> Vec<u8> {
     match version {
         ProtocolVersion::V0_3 => success(frame, &v0_3::push_config_list(list)),

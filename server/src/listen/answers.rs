@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use a2a_core::error::{Error, ErrorProfile, Refusal};
-use a2a_core::jsonrpc::{ErrorResponse, Id};
+use a2a_lambda_core::error::{Error, ErrorProfile, Refusal};
+use a2a_lambda_core::jsonrpc::{ErrorResponse, Id};
 use axum::body::Body;
 use axum::http::{HeaderValue, Response, StatusCode, header};
 

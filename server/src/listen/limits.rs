@@ -40,7 +40,7 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 ///
 /// ```
 /// use std::time::Duration;
-/// use a2a_server::host::listen::Limits;
+/// use a2a_lambda_server::host::listen::Limits;
 ///
 /// let mut limits = Limits::default();
 /// limits.max_connections = 500;

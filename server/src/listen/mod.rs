@@ -19,7 +19,7 @@
 //! ```
 //! # async fn example() -> std::io::Result<()> {
 //! use std::sync::Arc;
-//! use a2a_server::host::listen::{Gauges, Limits, serve};
+//! use a2a_lambda_server::host::listen::{Gauges, Limits, serve};
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let router = axum::Router::new().route("/ping", axum::routing::get(|| async { "ok" }));

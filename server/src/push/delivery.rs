@@ -163,10 +163,10 @@ pub enum DeliveryError {
 /// The webhook client: one per engine, cheap to clone (connections are pooled and shared).
 ///
 /// ```no_run
-/// use a2a_server::push::delivery::{DeliveryPolicy, Notification, Outcome, Webhooks};
-/// use a2a_server::push::target::TargetPolicy;
+/// use a2a_lambda_server::push::delivery::{DeliveryPolicy, Notification, Outcome, Webhooks};
+/// use a2a_lambda_server::push::target::TargetPolicy;
 ///
-/// # async fn run() -> Result<(), a2a_server::push::delivery::DeliveryError> {
+/// # async fn run() -> Result<(), a2a_lambda_server::push::delivery::DeliveryError> {
 /// let webhooks = Webhooks::new(TargetPolicy::PublicHttps, DeliveryPolicy::default())?;
 /// let outcome = webhooks
 ///     .deliver(&Notification {

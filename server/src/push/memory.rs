@@ -11,7 +11,7 @@ use crate::tasks::{DEFAULT_IN_MEMORY_CAPACITY, StoreError};
 /// (the task store has dropped that task by then, or soon will).
 ///
 /// ```
-/// use a2a_server::push::InMemoryPushConfigs;
+/// use a2a_lambda_server::push::InMemoryPushConfigs;
 /// let configs = InMemoryPushConfigs::new();
 /// # let _ = configs;
 /// ```
@@ -129,8 +129,8 @@ impl PushConfigStore for InMemoryPushConfigs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_core::model::PushNotificationConfig;
-    use a2a_core::version::ProtocolVersion;
+    use a2a_lambda_core::model::PushNotificationConfig;
+    use a2a_lambda_core::version::ProtocolVersion;
 
     fn config(id: &str) -> StoredConfig {
         StoredConfig {

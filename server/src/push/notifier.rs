@@ -9,9 +9,9 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use tokio::sync::{Semaphore, watch};
 
-use a2a_core::model::{Task, TaskState};
-use a2a_core::version::ProtocolVersion;
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::model::{Task, TaskState};
+use a2a_lambda_core::version::ProtocolVersion;
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 use super::delivery::{Notification, Outcome, Webhooks};
 use super::store::{Mark, PushConfigStore, StoredConfig};
@@ -37,9 +37,9 @@ pub const MAX_CONCURRENT_DELIVERIES: usize = 256;
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use a2a_server::push::delivery::{DeliveryPolicy, Webhooks};
-/// use a2a_server::push::target::TargetPolicy;
-/// use a2a_server::push::{InMemoryPushConfigs, Push};
+/// use a2a_lambda_server::push::delivery::{DeliveryPolicy, Webhooks};
+/// use a2a_lambda_server::push::target::TargetPolicy;
+/// use a2a_lambda_server::push::{InMemoryPushConfigs, Push};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let webhooks = Webhooks::new(TargetPolicy::PublicHttps, DeliveryPolicy::default())?;
@@ -343,7 +343,7 @@ mod tests {
     use super::*;
     use crate::push::InMemoryPushConfigs;
     use crate::push::delivery::DeliveryPolicy;
-    use a2a_core::model::{PushNotificationConfig, TaskStatus};
+    use a2a_lambda_core::model::{PushNotificationConfig, TaskStatus};
 
     fn task(state: TaskState, at: &str) -> Arc<Task> {
         Arc::new(Task {

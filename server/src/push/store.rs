@@ -8,8 +8,8 @@
 //! delivers the task as it stands (every notification carries the whole task), so a
 //! delivery cut short by a stopped instance is made by the next one.
 
-use a2a_core::model::PushNotificationConfig;
-use a2a_core::version::ProtocolVersion;
+use a2a_lambda_core::model::PushNotificationConfig;
+use a2a_lambda_core::version::ProtocolVersion;
 
 use crate::tasks::StoreError;
 

@@ -216,7 +216,7 @@ fn refusal(
 /// [module documentation](self).
 ///
 /// ```
-/// use a2a_server::push::target::address_class;
+/// use a2a_lambda_server::push::target::address_class;
 ///
 /// assert_eq!(address_class("169.254.169.254".parse().unwrap()), Some("link-local"));
 /// assert_eq!(address_class("::ffff:10.0.0.1".parse().unwrap()), Some("IPv4-mapped private"));
@@ -229,7 +229,7 @@ pub fn address_class(ip: IpAddr) -> Option<&'static str> {
 /// Whether `ip` may be contacted under `policy`.
 ///
 /// ```
-/// use a2a_server::push::target::{allows, TargetPolicy};
+/// use a2a_lambda_server::push::target::{allows, TargetPolicy};
 ///
 /// let loopback = "127.0.0.1".parse().unwrap();
 /// assert!(allows(TargetPolicy::PublicHttps, loopback).is_err());
@@ -335,7 +335,7 @@ pub async fn resolve_checked(
 /// Returns the parsed URL.
 ///
 /// ```
-/// use a2a_server::push::target::{check_url, TargetPolicy};
+/// use a2a_lambda_server::push::target::{check_url, TargetPolicy};
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let lab = check_url("http://169.254.169.254/latest/meta-data/", TargetPolicy::AllowPrivate);

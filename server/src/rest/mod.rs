@@ -1,7 +1,7 @@
 //! The HTTP+JSON (REST) binding of A2A v1.0: a front of its own over the same engine,
 //! task store and owner rules as JSON-RPC (A2A specification §11).
 //!
-//! A request is matched to its operation by [`a2a_core::rest::routes`], its parameters
+//! A request is matched to its operation by [`a2a_lambda_core::rest::routes`], its parameters
 //! gathered from the path, the query and the body into the v1.0 request object (module
 //! `params`), and served by
 //! [`Engine::handle_operation`](crate::engine::Engine::handle_operation); the reply is
@@ -33,9 +33,9 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
 use crate::http::AppState;
-use a2a_core::error::{Error, Refusal};
-use a2a_core::rest::routes::{self, RouteError};
-use a2a_core::version::{self, ProtocolVersion};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::rest::routes::{self, RouteError};
+use a2a_lambda_core::version::{self, ProtocolVersion};
 
 pub use response::MediaType;
 
@@ -87,7 +87,7 @@ pub(crate) async fn serve(state: Arc<AppState>, path: String, request: Request) 
             Refusal::ContentTypeNotSupported,
             format!(
                 "Content-Type {text:?} is not supported; send application/json or {}",
-                a2a_core::rest::MEDIA_TYPE
+                a2a_lambda_core::rest::MEDIA_TYPE
             ),
         );
         return response::refusal(&error, Some(StatusCode::UNSUPPORTED_MEDIA_TYPE), media);

@@ -3,7 +3,7 @@
 //!
 //! - send and stream: the body is the `SendMessageRequest`, as it is.
 //! - get, list (tasks, push configurations), the extended card: the query's parameters
-//!   ([`a2a_core::rest::query`]), with the path's ids.
+//!   ([`a2a_lambda_core::rest::query`]), with the path's ids.
 //! - cancel and subscribe: the path's id, with the body's other members when there is a
 //!   body (the official clients send `{"id": …}` or nothing).
 //! - create a push configuration: the body is the `TaskPushNotificationConfig`, its
@@ -14,10 +14,10 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use a2a_core::error::Error;
-use a2a_core::rest::routes::RouteMatch;
-use a2a_core::rest::{body, query};
-use a2a_core::version::Operation;
+use a2a_lambda_core::error::Error;
+use a2a_lambda_core::rest::routes::RouteMatch;
+use a2a_lambda_core::rest::{body, query};
+use a2a_lambda_core::version::Operation;
 
 /// The request object for `matched`, or `None` for an operation with nothing to say.
 ///

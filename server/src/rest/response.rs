@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
 
 use crate::engine::Reply;
-use a2a_core::error::Error;
+use a2a_lambda_core::error::Error;
 
 /// The media type of a JSON response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl MediaType {
                         .and_then(|quality| quality.parse::<f32>().ok())
                         .is_some_and(|quality| quality <= 0.0)
                 });
-                essence.eq_ignore_ascii_case(a2a_core::rest::MEDIA_TYPE) && !refused
+                essence.eq_ignore_ascii_case(a2a_lambda_core::rest::MEDIA_TYPE) && !refused
             });
         if names_a2a { Self::A2aJson } else { Self::Json }
     }
@@ -43,7 +43,7 @@ impl MediaType {
     fn header(self) -> HeaderValue {
         HeaderValue::from_static(match self {
             Self::Json => "application/json",
-            Self::A2aJson => a2a_core::rest::MEDIA_TYPE,
+            Self::A2aJson => a2a_lambda_core::rest::MEDIA_TYPE,
         })
     }
 }
@@ -59,7 +59,7 @@ pub(super) fn refusal(
     status_override: Option<StatusCode>,
     media: MediaType,
 ) -> Response {
-    let (status, body) = a2a_core::rest::status::to_bytes(error, status_override);
+    let (status, body) = a2a_lambda_core::rest::status::to_bytes(error, status_override);
     json(status, body, media)
 }
 

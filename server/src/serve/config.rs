@@ -5,8 +5,8 @@ use crate::push::target::TargetPolicy;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use a2a_core::card::Bindings;
-use a2a_core::error::ErrorProfile;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::error::ErrorProfile;
 
 use super::ServeError;
 use crate::http::DEFAULT_MAX_BODY_BYTES;
@@ -156,7 +156,7 @@ impl ContainerConfig {
     /// Reads variables through `lookup`; empty values count as unset.
     ///
     /// ```
-    /// use a2a_server::serve::ContainerConfig;
+    /// use a2a_lambda_server::serve::ContainerConfig;
     ///
     /// let config = ContainerConfig::from_lookup(|name| match name {
     ///     "PORT" => Some("9100".to_owned()),

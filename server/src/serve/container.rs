@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::card::Bindings;
-use a2a_core::error::ErrorProfile;
+use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::error::ErrorProfile;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::watch;

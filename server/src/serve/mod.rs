@@ -12,9 +12,9 @@
 //! for a test:
 //!
 //! ```
-//! # async fn example() -> Result<(), a2a_server::serve::ServeError> {
-//! use a2a_server::agents::EchoAgent;
-//! use a2a_server::serve::Container;
+//! # async fn example() -> Result<(), a2a_lambda_server::serve::ServeError> {
+//! use a2a_lambda_server::agents::EchoAgent;
+//! use a2a_lambda_server::serve::Container;
 //!
 //! let running = Container::new(EchoAgent)
 //!     .address(([127, 0, 0, 1], 0).into())
@@ -37,7 +37,7 @@ pub use running::Running;
 
 use std::net::SocketAddr;
 
-use a2a_core::card::CardError;
+use a2a_lambda_core::card::CardError;
 
 use crate::agent::IntoAgent;
 
@@ -86,8 +86,8 @@ pub fn init_logging(format: LogFormat) -> crate::logging::LogGuard {
 ///
 /// ```no_run
 /// #[tokio::main]
-/// async fn main() -> Result<(), a2a_server::serve::ServeError> {
-///     a2a_server::serve(a2a_server::agents::EchoAgent).await
+/// async fn main() -> Result<(), a2a_lambda_server::serve::ServeError> {
+///     a2a_lambda_server::serve(a2a_lambda_server::agents::EchoAgent).await
 /// }
 /// ```
 ///

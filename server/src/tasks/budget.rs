@@ -15,7 +15,7 @@ use super::memory::Tasks;
 /// to, then in the stores made earliest.
 ///
 /// ```
-/// use a2a_server::tasks::{InMemoryTaskStore, TaskBudget};
+/// use a2a_lambda_server::tasks::{InMemoryTaskStore, TaskBudget};
 ///
 /// let budget = TaskBudget::new(1_000, 64 * 1024 * 1024);
 /// let first = InMemoryTaskStore::with_budget(1_000, &budget);

@@ -9,7 +9,7 @@ use super::size::{estimated_bytes, event_bytes};
 use super::{Lease, Logged, SharedStored, Since, StoreError, Stored, TaskStore, page_token};
 use super::{parse_time, view};
 use crate::owner::Owner;
-use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task};
 
 /// How many logged writes [`InMemoryTaskStore`] keeps per task (each up to a batch of an
 /// agent's events): a client resuming a stream cut further back gets the task as it
@@ -37,7 +37,7 @@ pub const DEFAULT_IN_MEMORY_BYTES: usize = 256 * 1024 * 1024;
 /// share one bound ([`TaskBudget`], [`InMemoryTaskStore::with_budget`]).
 ///
 /// ```
-/// use a2a_server::tasks::InMemoryTaskStore;
+/// use a2a_lambda_server::tasks::InMemoryTaskStore;
 ///
 /// // 10,000 tasks or 64 MiB of them, whichever comes first.
 /// let store = InMemoryTaskStore::with_limits(10_000, 64 * 1024 * 1024);

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, Task};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -67,7 +67,7 @@ impl Paging {
 /// The token for the page that starts at `offset`.
 ///
 /// ```
-/// use a2a_server::tasks::page_token;
+/// use a2a_lambda_server::tasks::page_token;
 ///
 /// assert_eq!(page_token::decode(&page_token::encode(42)).ok(), Some(42));
 /// ```

@@ -3,7 +3,7 @@
 //! allocations. The estimate reads lengths, never serialises, so it costs a walk over the
 //! task's parts and data values, not over its bytes.
 
-use a2a_core::model::{Artifact, Message, Metadata, Part, PartContent, StreamEvent, Task};
+use a2a_lambda_core::model::{Artifact, Message, Metadata, Part, PartContent, StreamEvent, Task};
 use serde_json::Value;
 
 /// The allocations behind one message, part, artifact or JSON value besides its bytes.
@@ -12,8 +12,8 @@ const OVERHEAD: usize = 64;
 /// The estimated bytes a task holds: its history, artifacts, status message and metadata.
 ///
 /// ```
-/// use a2a_core::model::{Message, Role, Task, TaskState, TaskStatus};
-/// use a2a_server::tasks::estimated_bytes;
+/// use a2a_lambda_core::model::{Message, Role, Task, TaskState, TaskStatus};
+/// use a2a_lambda_server::tasks::estimated_bytes;
 ///
 /// let mut task = Task {
 ///     id: "t-1".into(),
@@ -103,7 +103,7 @@ fn value(item: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_core::model::{Role, TaskArtifactUpdateEvent, TaskState, TaskStatus};
+    use a2a_lambda_core::model::{Role, TaskArtifactUpdateEvent, TaskState, TaskStatus};
 
     #[test]
     fn texts_data_and_bytes_count_by_their_length() {

@@ -4,20 +4,20 @@
 
 #![allow(dead_code, clippy::expect_used)]
 
-use a2a_server::owner::Owner;
+use a2a_lambda_server::owner::Owner;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_core::error::ErrorProfile;
-use a2a_core::model::{ListTasksParams, ListTasksResult, Task};
-use a2a_server::host::engine::{Engine, EngineConfig};
-use a2a_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, Task};
+use a2a_lambda_server::host::engine::{Engine, EngineConfig};
+use a2a_lambda_server::tasks::{InMemoryTaskStore, SharedStored, StoreError, Stored, TaskStore};
 use futures_util::{Stream, StreamExt as _};
 use serde_json::Value;
 use tokio::sync::Notify;
 
 /// An engine for `agent` over `store`, under the spec's error profile.
-pub fn engine(agent: impl a2a_server::IntoAgent, store: Arc<dyn TaskStore>) -> Engine {
+pub fn engine(agent: impl a2a_lambda_server::IntoAgent, store: Arc<dyn TaskStore>) -> Engine {
     Engine::new(
         agent,
         store,
@@ -139,12 +139,12 @@ where
 
 /// The JSON-RPC body of a refusal: a JSON reply, or a stream whose one event is the error
 /// (how a v0.3 stream refused once its request was found valid is answered).
-pub async fn refusal(reply: a2a_server::host::engine::Reply) -> Value {
+pub async fn refusal(reply: a2a_lambda_server::host::engine::Reply) -> Value {
     match reply {
-        a2a_server::host::engine::Reply::Json { body, .. } => {
+        a2a_lambda_server::host::engine::Reply::Json { body, .. } => {
             serde_json::from_slice(&body).expect("the refusal is JSON")
         }
-        a2a_server::host::engine::Reply::Stream(mut events) => {
+        a2a_lambda_server::host::engine::Reply::Stream(mut events) => {
             let read = read_rest(&mut events).await;
             let [event] = read.as_slice() else {
                 panic!("expected a stream of one error event, got {read:?}");

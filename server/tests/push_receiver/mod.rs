@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_server::push::delivery::{DeliveryPolicy, Notification, Webhooks};
-use a2a_server::push::target::TargetPolicy;
+use a2a_lambda_server::push::delivery::{DeliveryPolicy, Notification, Webhooks};
+use a2a_lambda_server::push::target::TargetPolicy;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use a2a_core::model::Task;
-use a2a_core::wire::v1_0;
-use a2a_server::owner::Owner;
-use a2a_server::tasks::StoreError;
+use a2a_lambda_core::model::Task;
+use a2a_lambda_core::wire::v1_0;
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::StoreError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use time::OffsetDateTime;
 

@@ -1,10 +1,10 @@
-//! The lease attributes of a task at work ([`a2a_server::tasks::lease`]): written with the
+//! The lease attributes of a task at work ([`a2a_lambda_server::tasks::lease`]): written with the
 //! task by the runner's `PutItem`s, renewed alone by an `UpdateItem`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use a2a_server::tasks::{Lease, StoreError};
+use a2a_lambda_server::tasks::{Lease, StoreError};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::item::attr;

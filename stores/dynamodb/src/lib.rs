@@ -1,6 +1,6 @@
-//! # a2a-dynamodb
+//! # a2a-lambda-dynamodb
 //!
-//! A DynamoDB task store for `a2a-server`: tasks that survive across invocations and
+//! A DynamoDB task store for `a2a-lambda-server`: tasks that survive across invocations and
 //! instances, for any host (a Lambda function through `a2a-lambda`, which re-exports this
 //! crate as `a2a_lambda::dynamo`, or a container of your own). [`DynamoTaskStore`] keeps
 //! the tasks, [`DynamoPushConfigStore`] their push-notification configurations, both
@@ -11,7 +11,7 @@
 //! | attribute | type | what |
 //! |---|---|---|
 //! | `id` | S | the task id: the partition key |
-//! | `owner` | S | who the task belongs to ([`Owner::key`](a2a_server::owner::Owner::key), or `anonymous`) |
+//! | `owner` | S | who the task belongs to ([`Owner::key`](a2a_lambda_server::owner::Owner::key), or `anonymous`) |
 //! | `contextId` | S | the task's context (left out when empty) |
 //! | `statusTimestamp` | S | the status timestamp, RFC 3339 in UTC with milliseconds (`2026-01-02T03:04:05.678Z`) |
 //! | `state` | S | the state's A2A v1.0 name (`TASK_STATE_COMPLETED`) |
@@ -35,7 +35,7 @@
 //! version the write made), `events` the write's events as a JSON array of A2A v1.0
 //! `StreamResponse`s, `expiresAt` the task's. A subscription on an instance where the task
 //! does not run follows it by reading the task's item and, when its version moved, the
-//! log items of the versions since ([`TaskStore::since`](a2a_server::tasks::TaskStore::since)): every event in order, on any
+//! log items of the versions since ([`TaskStore::since`](a2a_lambda_server::tasks::TaskStore::since)): every event in order, on any
 //! instance, and a client that resumes a cut stream (`Last-Event-ID`) gets the events it
 //! missed. Log items have no `owner` and no `statusTimestamp`, so they are in no index, and
 //! `GetTask` never answers one. A new task that is over at its first write (an agent that
@@ -52,12 +52,12 @@
 //! # Writes
 //!
 //! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
-//! for a new task): a writer that lost the race gets [`StoreError::Conflict`](a2a_server::tasks::StoreError::Conflict), so two
+//! for a new task): a writer that lost the race gets [`StoreError::Conflict`](a2a_lambda_server::tasks::StoreError::Conflict), so two
 //! instances never lose each other's update. Reads are strongly consistent.
 //!
 //! # Leases
 //!
-//! A task at work carries its runner's lease ([`a2a_server::tasks::lease`]), written with
+//! A task at work carries its runner's lease ([`a2a_lambda_server::tasks::lease`]), written with
 //! the task by the same `PutItem` (a task that is over or waits for input carries none: its
 //! `PutItem` drops the attributes). A runner quiet for a third of the lease renews it with
 //! an `UpdateItem` of the lease attributes and the version (conditional on the version, as
@@ -72,7 +72,7 @@
 //! to the context when one is given — filters and sorts them in memory exactly as the
 //! in-memory store does (newest status first, then by id), and then reads the one page's
 //! tasks with a `BatchGetItem`. Page tokens are the in-memory store's
-//! ([`tasks::page_token`](a2a_server::tasks::page_token), base64 of the offset). No listing scans the table; one reads all
+//! ([`tasks::page_token`](a2a_lambda_server::tasks::page_token), base64 of the offset). No listing scans the table; one reads all
 //! of one owner's live tasks' index entries, which suits owners of up to some tens of
 //! thousands of live tasks (expiring after the retention). All anonymous tasks share one
 //! index partition, as do one owner's: DynamoDB writes about 1,000 index entries a second

@@ -1,14 +1,14 @@
-//! The event log of a task ([`TaskStore::since`](a2a_server::tasks::TaskStore::since)):
+//! The event log of a task ([`TaskStore::since`](a2a_lambda_server::tasks::TaskStore::since)):
 //! one log item per write that applied events, written with the task's item in one
 //! `TransactWriteItems`, read by the versions a follower has not seen.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use a2a_core::model::{StreamEvent, Task};
-use a2a_core::wire::v1_0;
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{Lease, Logged, Since, StoreError, TaskStore as _};
+use a2a_lambda_core::model::{StreamEvent, Task};
+use a2a_lambda_core::wire::v1_0;
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{Lease, Logged, Since, StoreError, TaskStore as _};
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 
 use crate::item::attr;

@@ -74,12 +74,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use a2a_core::model::{PushAuthentication, PushNotificationConfig};
-use a2a_core::version::ProtocolVersion;
-use a2a_server::push::{
+use a2a_lambda_core::model::{PushAuthentication, PushNotificationConfig};
+use a2a_lambda_core::version::ProtocolVersion;
+use a2a_lambda_server::push::{
     ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, PushConfigStore, StoredConfig,
 };
-use a2a_server::tasks::StoreError;
+use a2a_lambda_server::tasks::StoreError;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task, TaskState};
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{
+use a2a_lambda_core::model::{ListTasksParams, ListTasksResult, StreamEvent, Task, TaskState};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{
     self, Lease, LeaseTerms, Leased, SharedStored, Since, StoreError, Stored, TaskStore, page_token,
 };
 use aws_sdk_dynamodb::Client;

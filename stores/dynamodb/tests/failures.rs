@@ -4,17 +4,17 @@
 //! later — and it comes within the store's timeouts, retries included.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_server::owner::Owner;
+use a2a_lambda_server::owner::Owner;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use a2a_core::model::{Task, TaskState, TaskStatus};
-use a2a_dynamodb::{
+use a2a_lambda_core::model::{Task, TaskState, TaskStatus};
+use a2a_lambda_dynamodb::{
     DynamoSettings, DynamoTaskStore, MAX_ATTEMPTS, OPERATION_ATTEMPT_TIMEOUT, OPERATION_TIMEOUT,
 };
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::Engine;
-use a2a_server::tasks::{StoreError, TaskStore};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::Engine;
+use a2a_lambda_server::tasks::{StoreError, TaskStore};
 use a2a_test_support::lambda::engine_on;
 use a2a_test_support::lambda::rpc;
 use aws_sdk_dynamodb::Client;

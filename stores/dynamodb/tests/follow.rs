@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use std::time::{Duration, Instant};
 
-use a2a_core::error::ErrorProfile;
-use a2a_dynamodb::{DynamoSettings, DynamoTaskStore};
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
-use a2a_server::tasks::TaskStore;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_dynamodb::{DynamoSettings, DynamoTaskStore};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::{CallContext, Engine, EngineConfig, Reply, StreamItem};
+use a2a_lambda_server::tasks::TaskStore;
 use a2a_test_support::agents::Ticker;
 use a2a_test_support::dynamo::{Calls, counting_client, create_table};
 use futures_util::StreamExt as _;
@@ -29,7 +29,10 @@ const TICKER: Ticker = Ticker {
 };
 
 /// An instance: an engine for `agent` on the table, its DynamoDB calls logged.
-fn instance(agent: impl a2a_server::IntoAgent, settings: &DynamoSettings) -> (Engine, Calls) {
+fn instance(
+    agent: impl a2a_lambda_server::IntoAgent,
+    settings: &DynamoSettings,
+) -> (Engine, Calls) {
     let (client, calls) = counting_client(settings);
     let store: Arc<dyn TaskStore> = Arc::new(DynamoTaskStore::with_client(client, settings));
     let engine = Engine::new(
@@ -224,26 +227,26 @@ async fn a_subscription_ends_when_the_instance_running_the_task_dies() {
     // Instance A wrote the task working, leased for one more second, and died.
     let (client, _) = counting_client(&settings);
     let store = DynamoTaskStore::with_client(client, &settings);
-    let task = a2a_core::model::Task {
+    let task = a2a_lambda_core::model::Task {
         id: "t-dead".to_owned(),
         context_id: "c-dead".to_owned(),
-        status: a2a_core::model::TaskStatus {
-            state: a2a_core::model::TaskState::Working,
+        status: a2a_lambda_core::model::TaskStatus {
+            state: a2a_lambda_core::model::TaskState::Working,
             message: None,
-            timestamp: Some(a2a_server::tasks::now_rfc3339()),
+            timestamp: Some(a2a_lambda_server::tasks::now_rfc3339()),
         },
         artifacts: Vec::new(),
         history: Vec::new(),
         metadata: None,
     };
-    let lease = a2a_server::tasks::Lease {
+    let lease = a2a_lambda_server::tasks::Lease {
         holder: Arc::from("a-dead-instance"),
-        expires_at_ms: a2a_server::tasks::lease::unix_millis() + 1_000,
+        expires_at_ms: a2a_lambda_server::tasks::lease::unix_millis() + 1_000,
     };
     store
         .put_logged(
             &Arc::new(task),
-            &a2a_server::owner::Owner::anonymous(),
+            &a2a_lambda_server::owner::Owner::anonymous(),
             None,
             &[],
             Some(&lease),

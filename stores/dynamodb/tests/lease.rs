@@ -10,12 +10,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::model::{Message, Role, Task, TaskState, TaskStatus};
-use a2a_dynamodb::{DynamoSettings, DynamoTaskStore};
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::Engine;
-use a2a_server::owner::Owner;
-use a2a_server::tasks::{Lease, StoreError, TaskStore};
+use a2a_lambda_core::model::{Message, Role, Task, TaskState, TaskStatus};
+use a2a_lambda_dynamodb::{DynamoSettings, DynamoTaskStore};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::Engine;
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::{Lease, StoreError, TaskStore};
 use a2a_test_support::dynamo::{Calls, client, counting_client, create_table};
 use a2a_test_support::lambda::{engine_on, rpc};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -158,7 +158,7 @@ fn working(id: &str) -> Task {
         status: TaskStatus {
             state: TaskState::Working,
             message: None,
-            timestamp: Some(a2a_server::tasks::now_rfc3339()),
+            timestamp: Some(a2a_lambda_server::tasks::now_rfc3339()),
         },
         artifacts: Vec::new(),
         history: vec![Message::text(Role::User, "m-1", "hello")],
@@ -169,7 +169,7 @@ fn working(id: &str) -> Task {
 fn expired_lease() -> Lease {
     Lease {
         holder: Arc::from("a-dead-instance"),
-        expires_at_ms: a2a_server::tasks::lease::unix_millis() - 60_000,
+        expires_at_ms: a2a_lambda_server::tasks::lease::unix_millis() - 60_000,
     }
 }
 

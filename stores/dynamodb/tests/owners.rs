@@ -7,12 +7,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use a2a_core::model::{ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
-use a2a_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::Engine;
-use a2a_server::owner::Owner;
-use a2a_server::tasks::TaskStore;
+use a2a_lambda_core::model::{ListTasksParams, Message, Role, Task, TaskState, TaskStatus};
+use a2a_lambda_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::Engine;
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::tasks::TaskStore;
 use a2a_test_support::dynamo::{client, create_table, store};
 use a2a_test_support::lambda::{engine_on, rpc_as};
 use aws_sdk_dynamodb::Client;

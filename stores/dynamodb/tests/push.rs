@@ -5,17 +5,17 @@
 
 use std::collections::HashMap;
 
-use a2a_core::model::{
+use a2a_lambda_core::model::{
     ListTasksParams, PushAuthentication, PushNotificationConfig, Task, TaskState, TaskStatus,
 };
-use a2a_core::version::ProtocolVersion;
-use a2a_dynamodb::push::PUT_ATTEMPTS;
-use a2a_dynamodb::{DEFAULT_RETENTION, DynamoPushConfigStore, DynamoSettings};
-use a2a_server::owner::Owner;
-use a2a_server::push::{
+use a2a_lambda_core::version::ProtocolVersion;
+use a2a_lambda_dynamodb::push::PUT_ATTEMPTS;
+use a2a_lambda_dynamodb::{DEFAULT_RETENTION, DynamoPushConfigStore, DynamoSettings};
+use a2a_lambda_server::owner::Owner;
+use a2a_lambda_server::push::{
     ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, PushConfigStore, StoredConfig,
 };
-use a2a_server::tasks::{StoreError, TaskStore};
+use a2a_lambda_server::tasks::{StoreError, TaskStore};
 use a2a_test_support::dynamo::{client, counting_client, create_table, store};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::Credentials;

@@ -2,18 +2,18 @@
 //! [`a2a_test_support::moto`]; `make moto` installs it, and without it these tests fail, saying so).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_server::owner::Owner;
+use a2a_lambda_server::owner::Owner;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::model::{
+use a2a_lambda_core::model::{
     Artifact, ListTasksParams, Message, Part, Role, Task, TaskState, TaskStatus,
 };
-use a2a_dynamodb::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
-use a2a_server::agents::BuiltIn;
-use a2a_server::host::engine::Engine;
-use a2a_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};
+use a2a_lambda_dynamodb::{DEFAULT_RETENTION, DynamoSettings, DynamoTaskStore};
+use a2a_lambda_server::agents::BuiltIn;
+use a2a_lambda_server::host::engine::Engine;
+use a2a_lambda_server::tasks::{InMemoryTaskStore, StoreError, TaskStore};
 use a2a_test_support::dynamo::{client, create_table, store};
 use a2a_test_support::lambda::engine_on;
 use a2a_test_support::lambda::rpc;
@@ -204,7 +204,7 @@ async fn create_get_update_and_expiry() {
 async fn pages(
     store: &dyn TaskStore,
     params: &ListTasksParams,
-) -> Vec<a2a_core::model::ListTasksResult> {
+) -> Vec<a2a_lambda_core::model::ListTasksResult> {
     let mut pages = Vec::new();
     let mut params = params.clone();
     loop {

@@ -18,7 +18,7 @@ const CLI_ENV: [&str; 4] = [
 /// # Panics
 /// When the binary cannot be run.
 pub fn a2a(args: &[&str]) -> Output {
-    let mut command = Command::new(binary("a2a-cli", "a2a"));
+    let mut command = Command::new(binary("a2a-lambda-cli", "a2a"));
     for name in CLI_ENV {
         command.env_remove(name);
     }

@@ -42,7 +42,7 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long any one HTTP exchange or SSE event may take.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the emulator prints (on stdout) once it accepts connections.
-pub const LISTENING_PREFIX: &str = a2a_emulator::cli::LISTENING_PREFIX;
+pub const LISTENING_PREFIX: &str = a2a_lambda_emulator::cli::LISTENING_PREFIX;
 /// What `a2a-container` prints (on stdout) once it accepts connections.
 pub const CONTAINER_LISTENING_PREFIX: &str = "a2a-container listening on ";
 
@@ -139,7 +139,7 @@ pub fn binary(package: &str, bin: &str) -> PathBuf {
 /// A command for the emulator binary with the emulator's environment variables cleared,
 /// for runs that do not serve (`--help`, bad flags).
 pub fn emulator_command() -> Command {
-    let mut command = Command::new(binary("a2a-emulator", "a2a-emulator"));
+    let mut command = Command::new(binary("a2a-lambda-emulator", "a2a-emulator"));
     for name in EMULATOR_ENV {
         command.env_remove(name);
     }
@@ -460,7 +460,7 @@ impl EmulatorBuilder {
     /// caller's thread does (blocking on a child process, a runtime of its own or none).
     fn start_in_process(self) -> Emulator {
         let argv = std::iter::once("a2a-emulator").chain(self.args.iter().map(String::as_str));
-        let args = a2a_emulator::cli::Args::try_parse_args_only(argv)
+        let args = a2a_lambda_emulator::cli::Args::try_parse_args_only(argv)
             .unwrap_or_else(|error| panic!("a2a-emulator {:?}: {error}", self.args));
         let env = self.env.clone();
         let server = args
@@ -501,7 +501,7 @@ impl EmulatorBuilder {
     /// for [`EmulatorBuilder::env`].
     fn start_process(self) -> Emulator {
         let (mut command, prefix) = if self.container {
-            let mut command = Command::new(binary("a2a-server", "a2a-container"));
+            let mut command = Command::new(binary("a2a-lambda-server", "a2a-container"));
             for name in EMULATOR_ENV {
                 command.env_remove(name);
             }
@@ -586,7 +586,7 @@ enum Backend {
 /// waiting for in-flight requests, as killing a process does.
 #[derive(Debug)]
 struct InProcess {
-    started: Option<a2a_emulator::cli::Started>,
+    started: Option<a2a_lambda_emulator::cli::Started>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 

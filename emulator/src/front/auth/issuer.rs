@@ -22,7 +22,7 @@ pub const KEY_FILE: &str = "jwt-signing-key.pem";
 /// discovery URL or a JWKS of another issuer).
 ///
 /// ```
-/// use a2a_emulator::{TestIssuer, TokenRequest};
+/// use a2a_lambda_emulator::{TestIssuer, TokenRequest};
 ///
 /// let issuer = TestIssuer::generate().unwrap();
 /// let token = issuer.token(&TokenRequest::new("alice").scope("a2a/invoke")).unwrap();
@@ -234,7 +234,7 @@ impl TestIssuer {
         claims.insert("sub".into(), request.subject.clone().into());
         claims.insert("iat".into(), now.into());
         claims.insert("exp".into(), now.saturating_add(request.expires_in).into());
-        claims.insert("jti".into(), a2a_core::model::new_id().into());
+        claims.insert("jti".into(), a2a_lambda_core::model::new_id().into());
         if let Some(offset) = request.not_before_in {
             claims.insert("nbf".into(), now.saturating_add(offset).into());
         }
@@ -315,8 +315,10 @@ mod tests {
 
     #[test]
     fn a_generated_key_round_trips_through_pem_and_its_file_is_private() {
-        let dir =
-            std::env::temp_dir().join(format!("a2a-emulator-key-{}", a2a_core::model::new_id()));
+        let dir = std::env::temp_dir().join(format!(
+            "a2a-emulator-key-{}",
+            a2a_lambda_core::model::new_id()
+        ));
         let made = TestIssuer::load_or_create(&dir).unwrap();
         let again = TestIssuer::load_or_create(&dir).unwrap();
         assert_eq!(made.kid(), again.kid());

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::SystemTime;
 
-use a2a_core::error::Refusal;
-use a2a_core::jsonrpc::Id;
+use a2a_lambda_core::error::Refusal;
+use a2a_lambda_core::jsonrpc::Id;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::request::Parts;

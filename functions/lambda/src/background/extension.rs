@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use a2a_server::host::engine::Engine;
+use a2a_lambda_server::host::engine::Engine;
 use lambda_extension::{LambdaEvent, NextEvent, RegisteredExtension};
 use tokio::time::{Instant, timeout_at};
 use tower::Service;
@@ -145,8 +145,10 @@ impl Background {
         let stopped = timeout_at(last, engine.idle()).await.is_ok();
         // Notifications still on their way are frozen with the environment: they go on if
         // it is thawed, else the next request touching the task delivers it (see
-        // a2a_server::push).
-        let undelivered = engine.push().map_or(0, a2a_server::push::Push::pending);
+        // a2a_lambda_server::push).
+        let undelivered = engine
+            .push()
+            .map_or(0, a2a_lambda_server::push::Push::pending);
         tracing::warn!(
             request_id,
             failed,

@@ -15,7 +15,7 @@
 //! 1. the runtime has finished that invocation ([`TrackLayer`]: the response posted,
 //!    all of it when streamed), and then
 //! 2. no task runs and no push notification is on its way
-//!    ([`Engine::idle`](a2a_server::host::engine::Engine::idle)),
+//!    ([`Engine::idle`](a2a_lambda_server::host::engine::Engine::idle)),
 //!
 //! or, at the latest, [`DEADLINE_MARGIN`] before the invocation's deadline: the tasks
 //! still at work are then failed with [`OUT_OF_TIME`] as their status message, written to
@@ -37,7 +37,7 @@
 //! as blocking ones ([`EngineConfig::background_work`] false): slower to answer, but no
 //! work is silently lost.
 //!
-//! [`EngineConfig::background_work`]: a2a_server::host::engine::EngineConfig::background_work
+//! [`EngineConfig::background_work`]: a2a_lambda_server::host::engine::EngineConfig::background_work
 
 mod extension;
 mod invocations;

@@ -48,7 +48,7 @@
 
 use std::time::Duration;
 
-use a2a_server::host::engine::Engine;
+use a2a_lambda_server::host::engine::Engine;
 use tokio::time::{Instant, timeout_at};
 
 use super::Background;
@@ -140,7 +140,9 @@ async fn settle(engine: &Engine, signaled: Instant) -> Settled {
     let drained = timeout_at(signaled + DRAIN_WITHIN, engine.idle())
         .await
         .is_ok();
-    let undelivered = engine.push().map_or(0, a2a_server::push::Push::pending);
+    let undelivered = engine
+        .push()
+        .map_or(0, a2a_lambda_server::push::Push::pending);
     Settled {
         running,
         failed,

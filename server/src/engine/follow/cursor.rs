@@ -6,7 +6,7 @@
 //! snapshot that opens a stream is `{taskId}:{version}` (everything up to that version)
 //! or, when it shows the task before that write's events, `{taskId}:{version}.0`.
 
-use a2a_core::model::StreamEvent;
+use a2a_lambda_core::model::StreamEvent;
 
 /// A position in a task's history: the events of every version before `version`, and the
 /// first `seen` events of `version`, have been delivered.

@@ -16,8 +16,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{StreamEvent, Task, TaskState, TaskStatusUpdateEvent};
 
 use super::lease;
 use super::runner::{RunnerDeps, Update};

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use a2a_core::error::ErrorProfile;
-use a2a_core::model::{StreamEvent, StreamKind};
-use a2a_core::version::ProtocolVersion;
+use a2a_lambda_core::error::ErrorProfile;
+use a2a_lambda_core::model::{StreamEvent, StreamKind};
+use a2a_lambda_core::version::ProtocolVersion;
 use futures_util::stream::{self, StreamExt as _};
 
 use super::Source;

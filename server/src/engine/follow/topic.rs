@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 use crate::engine::runner::Update;
-use a2a_core::error::{Error, Refusal};
+use a2a_lambda_core::error::{Error, Refusal};
 
 /// How many updates a follower may have waiting before it is cut off (its stream ends
 /// with an error asking it to resubscribe). A queue's memory is taken as it fills.

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Task, TaskState, TaskStatus};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Task, TaskState, TaskStatus};
 
 use crate::agent::AgentEvent;
 use crate::engine::request::Request;

@@ -1,7 +1,7 @@
 //! `agent/getAuthenticatedExtendedCard` / `GetExtendedAgentCard`: this engine serves no
 //! extended card (its card says `extendedAgentCard: false`), so the operation is refused.
 
-use a2a_core::error::{Error, Refusal};
+use a2a_lambda_core::error::{Error, Refusal};
 
 /// The refusal of the extended card, for `method`.
 pub(in crate::engine) fn refusal(method: &str) -> Error {

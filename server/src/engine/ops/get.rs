@@ -1,8 +1,8 @@
 //! `tasks/get` / `GetTask`: a task of the caller's, with as much history as it asks for.
 
-use a2a_core::error::Error;
-use a2a_core::model::GetTaskParams;
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::error::Error;
+use a2a_lambda_core::model::GetTaskParams;
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 use crate::engine::request::Request;
 use crate::engine::{Engine, Reply, respond};

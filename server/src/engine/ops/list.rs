@@ -1,8 +1,8 @@
 //! `ListTasks` (v1.0): a page of the caller's tasks, filtered as it asks.
 
-use a2a_core::error::Error;
-use a2a_core::model::ListTasksParams;
-use a2a_core::wire::v1_0;
+use a2a_lambda_core::error::Error;
+use a2a_lambda_core::model::ListTasksParams;
+use a2a_lambda_core::wire::v1_0;
 
 use crate::engine::request::Request;
 use crate::engine::{Engine, Reply, respond};

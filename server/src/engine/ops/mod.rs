@@ -21,9 +21,9 @@ use super::request::Request;
 use super::{Engine, lease};
 use crate::owner::Owner;
 use crate::tasks::{self, SharedStored, StoreError};
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Task, TaskIdParams};
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Task, TaskIdParams};
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 /// The task `task_id`, when it is `owner`'s.
 async fn load(engine: &Engine, task_id: &str, owner: &Owner) -> Result<Arc<Task>, Error> {

@@ -14,12 +14,12 @@ use crate::engine::respond::{self, success};
 use crate::engine::{Engine, Reply};
 use crate::push::{ConfigWriteError, MAX_CONFIGS_PER_TASK, Mark, Push, StoredConfig};
 use crate::tasks::SharedStored;
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{
     ListPushConfigsResult, PushConfigId, PushNotificationConfig, TaskPushNotificationConfig,
 };
-use a2a_core::version::{Operation, ProtocolVersion};
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::version::{Operation, ProtocolVersion};
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 /// Longest webhook URL a configuration may hold.
 const MAX_URL_LEN: usize = 2048;
@@ -213,7 +213,7 @@ async fn keep_config(
         // one finds it); a v1.0 one gets a new id.
         config.id = Some(match version {
             ProtocolVersion::V0_3 => task_id.to_owned(),
-            ProtocolVersion::V1_0 => a2a_core::model::new_id(),
+            ProtocolVersion::V1_0 => a2a_lambda_core::model::new_id(),
         });
     }
     let stored = StoredConfig {

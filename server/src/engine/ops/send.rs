@@ -12,9 +12,9 @@ use futures_util::TryFutureExt as _;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Message, Role, SendMessageParams, SendResult, Task};
-use a2a_core::wire::{v0_3, v1_0};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Message, Role, SendMessageParams, SendResult, Task};
+use a2a_lambda_core::wire::{v0_3, v1_0};
 
 use super::push_config::attach_push;
 use crate::agent::RequestContext;
@@ -100,12 +100,14 @@ pub(super) fn prepare<'a>(
         };
         let task_id = previous
             .as_ref()
-            .map_or_else(a2a_core::model::new_id, |stored| stored.task.id.clone());
+            .map_or_else(a2a_lambda_core::model::new_id, |stored| {
+                stored.task.id.clone()
+            });
         let context_id = previous
             .as_ref()
             .map(|stored| stored.task.context_id.clone())
             .or_else(|| message.context_id.clone())
-            .unwrap_or_else(a2a_core::model::new_id);
+            .unwrap_or_else(a2a_lambda_core::model::new_id);
         let context = RequestContext {
             message,
             task_id,

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use a2a_core::error::Error;
-use a2a_core::model::{StreamEvent, StreamKind};
+use a2a_lambda_core::error::Error;
+use a2a_lambda_core::model::{StreamEvent, StreamKind};
 use futures_util::stream;
 
 use super::push_config::attach_push;

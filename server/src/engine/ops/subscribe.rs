@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{StreamEvent, StreamKind, Task, TaskState};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{StreamEvent, StreamKind, Task, TaskState};
 
 use crate::engine::follow::cursor::{Cursor, Sequenced};
 use crate::engine::follow::{self, LogFollower, Source, event_stream};

@@ -8,7 +8,7 @@ use super::{LiveTask, RunnerDeps};
 use crate::agent::AgentEvent;
 use crate::engine::lease;
 use crate::tasks::{self, SharedStored, StoreError};
-use a2a_core::model::{StreamEvent, Task};
+use a2a_lambda_core::model::{StreamEvent, Task};
 
 /// Changes applied to a task, to broadcast.
 #[derive(Default)]
@@ -157,7 +157,7 @@ pub(crate) fn adopt_ended(
         "the task ended elsewhere"
     );
     live.cancel.cancel();
-    let status = StreamEvent::StatusUpdate(a2a_core::model::TaskStatusUpdateEvent {
+    let status = StreamEvent::StatusUpdate(a2a_lambda_core::model::TaskStatusUpdateEvent {
         task_id: stored.task.id.clone(),
         context_id: stored.task.context_id.clone(),
         status: stored.task.status.clone(),

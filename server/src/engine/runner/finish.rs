@@ -1,8 +1,8 @@
 //! The end of a runner's task: closed when the agent returns, failed on the host's
 //! demand ([`fail_live`]), and ended by [`RunnerGuard`] when the runner is dropped first.
 
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Message, Role, TaskState};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Message, Role, TaskState};
 
 use super::apply::deliver;
 use super::{LiveTask, RunnerDeps, RunnerState, Settled};
@@ -111,7 +111,7 @@ pub(super) async fn finish(
         (TaskState::Completed, None)
     };
     let message = text.map(|text| {
-        let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), text);
+        let mut message = Message::text(Role::Agent, a2a_lambda_core::model::new_id(), text);
         message.task_id = None;
         message
     });
@@ -140,7 +140,7 @@ pub(crate) async fn fail_live(
     if live.state.lock().await.task.status.state.ends_stream() {
         return false;
     }
-    let mut message = Message::text(Role::Agent, a2a_core::model::new_id(), text);
+    let mut message = Message::text(Role::Agent, a2a_lambda_core::model::new_id(), text);
     message.task_id = None;
     deliver(
         deps,

@@ -37,8 +37,8 @@ use crate::agent::{AgentEvent, EventReceiver, EventSink, RequestContext, SharedA
 use crate::health::Health;
 use crate::owner::Owner;
 use crate::tasks::{SharedStored, TaskStore};
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Message, Task};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Message, Task};
 
 pub(crate) use apply::{adopt_ended, deliver};
 pub(crate) use finish::fail_live;

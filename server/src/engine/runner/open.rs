@@ -14,8 +14,8 @@ use crate::agent::AgentEvent;
 use crate::engine::lease;
 use crate::owner::Owner;
 use crate::tasks::{self, SharedStored, StoreError};
-use a2a_core::error::{Error, Refusal};
-use a2a_core::model::{Message, StreamEvent, Task, TaskState, TaskStatus};
+use a2a_lambda_core::error::{Error, Refusal};
+use a2a_lambda_core::model::{Message, StreamEvent, Task, TaskState, TaskStatus};
 
 impl RunnerState {
     /// Creates (or reopens) the task with the first events applied, in one write.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::apply::AppliedBatch;
 use super::{LiveTask, RunnerDeps, Settled};
 use crate::engine::follow::cursor::{Cursor, Sequenced};
-use a2a_core::model::Task;
+use a2a_lambda_core::model::Task;
 
 /// Where the events a write applied stand in the task's history.
 #[derive(Debug, Clone, Copy)]

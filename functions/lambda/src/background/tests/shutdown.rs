@@ -2,8 +2,8 @@
 //! with the shutdown's message, a finished one is left as it is, and a store that does
 //! not answer is given up within Lambda's budget.
 
-use a2a_core::model::Role;
-use a2a_server::tasks::{StoreError, Stored, TaskStore};
+use a2a_lambda_core::model::Role;
+use a2a_lambda_server::tasks::{StoreError, Stored, TaskStore};
 
 use super::*;
 use crate::background::shutdown::{DRAIN_WITHIN, SETTLE_WITHIN, SHUT_DOWN, SHUTDOWN_BUDGET};

@@ -25,7 +25,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit examples interop browser infra-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
+test: fmt-check lint doc unit examples interop browser infra-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -165,3 +165,12 @@ deploy-sam: $(CARGO_LAMBDA) $(SAM_VENV)/bin/sam ## Build (arm64) and deploy infr
 
 clean: ## Remove build output
 	$(CARGO) clean
+
+# Every published crate packaged as crates.io would get it and built from its .crate alone
+# (cargo packages the workspace's crates in dependency order, each against the others'
+# fresh packages): a path outside a crate, a file its package leaves out, or a dependency
+# without a version fails here. Nothing is published. Members with publish = false are
+# skipped.
+.PHONY: publish-check
+publish-check: ## Package every published crate and build each from its package (nothing is published)
+	$(CARGO) package --workspace --locked --allow-dirty

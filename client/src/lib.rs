@@ -1,8 +1,7 @@
-//! # a2a-lambda-client
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //!
-//! An A2A client for agents speaking A2A 0.3 or 1.0 over JSON-RPC, or 1.0 over HTTP+JSON
-//! (REST), on any host — and one that knows what AWS Bedrock AgentCore Runtime puts in
-//! front of an agent:
+//! ## In detail
 //!
 //! - **Bindings**: the card's interfaces are walked in the card's order and the first
 //!   binding spoken is used, in 1.0 if offered ([`card`]), as the official SDK clients
@@ -28,19 +27,6 @@
 //!   stream cut short resubscribes once to its task with `Last-Event-ID` and goes on
 //!   without repeating an event; cut again, or silent past [`STREAM_IDLE_TIMEOUT`], it
 //!   says so.
-//!
-//! ```no_run
-//! # async fn demo() -> Result<(), a2a_lambda_client::Error> {
-//! use a2a_lambda_client::{Client, model};
-//!
-//! let client = Client::connect("http://127.0.0.1:9000/").await?;
-//! match client.send_text("hello").await? {
-//!     model::SendResult::Task(task) => println!("task {} is {:?}", task.id, task.status.state),
-//!     model::SendResult::Message(reply) => println!("{}", reply.joined_text()),
-//! }
-//! # Ok(())
-//! # }
-//! ```
 
 pub mod auth;
 pub mod card;

@@ -1,39 +1,6 @@
-//! # a2a-lambda-server
+#![doc = include_str!("../README.md")]
 //!
-//! Serve your own agent on A2A: implement [`Agent`], and a host does the protocol — both
-//! A2A versions (0.3 and 1.0), JSON-RPC and HTTP+JSON, tasks, streams, the card, the
-//! error tables.
-//!
-//! ```no_run
-//! use a2a_lambda_server::card::{AgentCard, Skill};
-//! use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
-//!
-//! struct Shout;
-//!
-//! impl Agent for Shout {
-//!     fn card(&self) -> AgentCard {
-//!         AgentCard::new("Shout", "Answers in capitals.", "1.0.0")
-//!             .with_skill(Skill::new("shout", "Shout", "Upper-cases the input.", ["text"]))
-//!     }
-//!
-//!     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-//!         let mut answer = events.artifact_writer("answer");
-//!         for word in context.message.joined_text().split_whitespace() {
-//!             answer.write(format!("{} ", word.to_uppercase())).await?;
-//!         }
-//!         answer.finish().await?;
-//!         events.complete().await?;
-//!         Ok(())
-//!     }
-//! }
-//!
-//! #[tokio::main]
-//! async fn main() -> Result<(), a2a_lambda_server::serve::ServeError> {
-//!     a2a_lambda_server::serve(Shout).await
-//! }
-//! ```
-//!
-//! What you use:
+//! ## What you use
 //!
 //! - [`Agent`]: the trait you implement; [`RequestContext`] is what it is told and
 //!   [`EventSink`] where it reports ([`complete`](EventSink::complete),

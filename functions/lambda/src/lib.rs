@@ -1,9 +1,9 @@
-//! # a2a-lambda
+#![doc = include_str!("../README.md")]
 //!
-//! Your own A2A agent as an AWS Lambda function: the shared router of `a2a-lambda-server`,
-//! served by `lambda_http` behind a Function URL, API Gateway (HTTP API or REST, stage
-//! prefix included) or an ALB. Buffered by default; with `A2A_STREAMING=true` (a Function
-//! URL in `RESPONSE_STREAM` mode) streams answer as server-sent events as they happen.
+//! ## In detail
+//!
+//! [`run`] serves the agent under the Lambda runtime where it runs, and as an AgentCore
+//! container anywhere else.
 //!
 //! Both A2A bindings are served (`A2A_BINDINGS`, [`Config::bindings`]): JSON-RPC on
 //! `POST /`, and HTTP+JSON on the routes of the specification's §11.3 (`POST
@@ -20,18 +20,6 @@
 //! `ANY /{proxy+}`); AgentCore Developer Guide, "A2A protocol contract"
 //! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-a2a-protocol-contract.html>:
 //! `POST /` takes JSON-RPC 2.0).
-//!
-//! One call in `main` runs the agent on Lambda under the Lambda runtime, and as an
-//! AgentCore container anywhere else ([`run`]):
-//!
-//! ```no_run
-//! use a2a_lambda_server::agents::EchoAgent;
-//!
-//! #[tokio::main]
-//! async fn main() -> Result<(), a2a_lambda::Error> {
-//!     a2a_lambda::run(EchoAgent).await
-//! }
-//! ```
 //!
 //! Configuration is read from the environment at init ([`Config`]); a bad value fails the
 //! init with a clear log line. [`Lambda`] sets in code what the environment does not: a

@@ -1,12 +1,9 @@
-//! # a2a-lambda-dynamodb
+#![doc = include_str!("../README.md")]
 //!
-//! A DynamoDB task store for `a2a-lambda-server`: tasks that survive across invocations and
-//! instances, for any host (a Lambda function through `a2a-lambda`, which re-exports this
-//! crate as `a2a_lambda::dynamo`, or a container of your own). [`DynamoTaskStore`] keeps
-//! the tasks, [`DynamoPushConfigStore`] their push-notification configurations, both
-//! configured by [`DynamoSettings`].
+//! [`DynamoTaskStore`] keeps the tasks, [`DynamoPushConfigStore`] their push-notification
+//! configurations, both configured by [`DynamoSettings`].
 //!
-//! # The table
+//! ## The table
 //!
 //! | attribute | type | what |
 //! |---|---|---|
@@ -28,7 +25,7 @@
 //! Items written before tasks had owners have no `owner`: they are read as anonymous
 //! callers' tasks (by id), and are in no owner's listing.
 //!
-//! # The event log
+//! ## The event log
 //!
 //! Every write of a task that applies events (status and artifact updates) also puts one
 //! log item, in the same `TransactWriteItems`: `id` is `{taskId}#log#{version}` (the
@@ -43,19 +40,19 @@
 //! A transaction's puts need only `dynamodb:PutItem` (DynamoDB Developer Guide, "Using IAM
 //! with DynamoDB transactions"); each costs twice the write capacity of a plain put.
 //!
-//! # Push-notification configurations
+//! ## Push-notification configurations
 //!
 //! A task's push-notification configurations live in a sibling item of the task's, `id`
 //! `push#{taskId}`, with no `owner` (so in no index): [`DynamoPushConfigStore`], made by
 //! [`DynamoTaskStore::push_configs`]; its module, [`push`], describes the item.
 //!
-//! # Writes
+//! ## Writes
 //!
 //! Every write is a `PutItem` conditional on the version read (`attribute_not_exists(id)`
 //! for a new task): a writer that lost the race gets [`StoreError::Conflict`](a2a_lambda_server::tasks::StoreError::Conflict), so two
 //! instances never lose each other's update. Reads are strongly consistent.
 //!
-//! # Leases
+//! ## Leases
 //!
 //! A task at work carries its runner's lease ([`a2a_lambda_server::tasks::lease`]), written with
 //! the task by the same `PutItem` (a task that is over or waits for input carries none: its
@@ -65,7 +62,7 @@
 //! renewed meanwhile: its write names the older version and loses. The lease lasts
 //! [`DEFAULT_LEASE`] unless configured (`A2A_TASK_LEASE_SECONDS`).
 //!
-//! # Listing, and the scale it suits
+//! ## Listing, and the scale it suits
 //!
 //! `ListTasks` reads the small index entries (id, timestamp, state, expiry) of the caller's
 //! tasks — a `Query` of [`OWNER_INDEX`] for the caller's owner key, newest first, filtered
@@ -79,7 +76,7 @@
 //! to one partition key, so an owner (or an unauthenticated function) starting several
 //! hundred tasks a second needs its callers told apart.
 //!
-//! # Timeouts and retries
+//! ## Timeouts and retries
 //!
 //! Every call has explicit timeouts ([`CONNECT_TIMEOUT`], [`READ_TIMEOUT`],
 //! [`OPERATION_ATTEMPT_TIMEOUT`], [`OPERATION_TIMEOUT`]) and the standard retry mode with

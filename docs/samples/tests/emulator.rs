@@ -107,3 +107,26 @@ async fn each_session_gets_an_agent_of_its_own() -> Result<(), Box<dyn std::erro
     Ok(())
 }
 // ANCHOR_END: per_session
+
+// ANCHOR: journal
+#[tokio::test]
+async fn the_journal_shows_what_the_client_sent() -> Result<(), Box<dyn std::error::Error>> {
+    let emulator = Emulator::new(Greeter).start().await?;
+    let client = Client::connect(emulator.url()).await?; // speaks A2A 1.0: the card offers it
+    let SendResult::Task(task) = client.send_text("hi").await? else {
+        panic!("no task")
+    };
+    client.reply(&task, "Ada").await?;
+
+    let journal = emulator.journal().ok_or("the inspector is on by default")?;
+    let sends = InvocationFilter::all().method("SendMessage");
+    let sent = journal.wait_for(&sends, 2, Duration::from_secs(5)).await;
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0].request_header("a2a-version"), Some("1.0"));
+    assert_eq!(
+        sent[1].request_header("x-amzn-bedrock-agentcore-runtime-session-id"),
+        Some(client.session_id().as_str())
+    );
+    Ok(())
+}
+// ANCHOR_END: journal

@@ -15,6 +15,7 @@ TOOLS_VENV ?= .venv-tools
 CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 
 .PHONY: help run build test fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load fuzz soak watch deploy deploy-sam cargo-lambda moto clean
+.PHONY: book book-check
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -25,7 +26,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit examples interop browser infra-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra
+test: fmt-check lint doc unit examples interop browser infra-check book-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra, the guide, packaging
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -182,3 +183,25 @@ PUBLISHED_CRATES := a2a-lambda-core a2a-lambda-server a2a-lambda-client a2a-lamb
 publish-check: ## Package every published crate and build each from its package (nothing is published)
 	set -o pipefail; CARGO_PROFILE_DEV_DEBUG=false $(CARGO) package --locked --allow-dirty $(addprefix -p ,$(PUBLISHED_CRATES)) 2>&1 \
 		| grep -Ev '^warning: ignoring (test|benchmark|example) `[A-Za-z0-9_-]+` as `(tests|benches|examples)/[A-Za-z0-9_/-]+\.rs` is not included in the published package$$'
+
+# The guide (docs/, an mdBook; its Rust samples are the docs/samples crate, which lint and
+# unit compile and test). mdBook from crates.io, pinned, into .venv-tools/bin (a stamp per
+# version, so changing the pin reinstalls); only the search feature: no serve or watch,
+# which would build a web server and a file watcher (about 2 minutes of one core this way).
+MDBOOK_VERSION ?= 0.5.4
+MDBOOK := $(TOOLS_VENV)/bin/mdbook
+MDBOOK_STAMP := $(TOOLS_VENV)/.mdbook-$(MDBOOK_VERSION)
+BOOK_PORT ?= 3000
+
+$(MDBOOK_STAMP):
+	$(CARGO) install mdbook --locked --version $(MDBOOK_VERSION) --no-default-features --features search --root $(TOOLS_VENV)
+	touch $@
+
+book: $(MDBOOK_STAMP) ## Build the guide and serve it on http://127.0.0.1:3000/ (HOST, BOOK_PORT)
+	$(MDBOOK) build docs
+	@echo "the guide: http://$(HOST):$(BOOK_PORT)/"
+	python3 -m http.server --bind $(HOST) --directory target/book $(BOOK_PORT)
+
+book-check: $(MDBOOK_STAMP) ## Build the guide and check its links, includes and the README's samples
+	$(MDBOOK) build docs
+	python3 scripts/check_book.py --built target/book

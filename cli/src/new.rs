@@ -150,7 +150,9 @@ pub fn command(args: &NewArgs) -> u8 {
         Ok(folder) => {
             let mut out = io::stdout().lock();
             // A closed stdout loses only the hints; the crate is written.
-            let _ = out.write_all(next_steps(&args.name, &folder).as_bytes());
+            // The folder as the user named it (`demo`, not `./demo`).
+            let folder = folder.strip_prefix(".").unwrap_or(&folder);
+            let _ = out.write_all(next_steps(&args.name, folder).as_bytes());
             exit::OK
         }
         Err(error) => {
@@ -387,7 +389,8 @@ mod tests {
         }
         let manifest = read(&folder, "Cargo.toml");
         assert!(manifest.contains("name = \"my-agent\""), "{manifest}");
-        assert!(read(&folder, "src/main.rs").contains("a2a_lambda::run(my_agent::Agent)"));
+        assert!(read(&folder, "src/main.rs").contains("use my_agent::Agent;"));
+        assert!(read(&folder, "src/main.rs").contains("a2a_lambda::run(Agent)"));
         assert!(read(&folder, "tests/agent.rs").contains("use my_agent::Agent;"));
         let template = read(&folder, "template.yaml");
         assert!(template.contains("Binary: my-agent"), "{template}");

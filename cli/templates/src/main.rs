@@ -3,7 +3,9 @@
 //! ...); anywhere else it is an Amazon Bedrock AgentCore Runtime container on 0.0.0.0:9000
 //! (`PORT` to change it), as `cargo run` and the Dockerfile start it.
 
+use {{crate}}::Agent;
+
 #[tokio::main]
 async fn main() -> Result<(), a2a_lambda::Error> {
-    a2a_lambda::run({{crate}}::Agent).await
+    a2a_lambda::run(Agent).await
 }

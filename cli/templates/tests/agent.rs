@@ -3,6 +3,7 @@
 
 use a2a_lambda_server::model::TaskState;
 use a2a_lambda_server::{AgentEvent, RequestContext, testing};
+
 use {{crate}}::Agent;
 
 #[tokio::test]
@@ -41,10 +42,12 @@ async fn rejects_an_empty_message() {
     let run = testing::run(&Agent, RequestContext::text("  ")).await;
     assert!(run.outcome.is_ok(), "{:?}", run.outcome);
     assert_eq!(run.state(), Some(TaskState::Rejected));
-    let [AgentEvent::Status {
-        message: Some(reason),
-        ..
-    }] = run.events.as_slice()
+    let [
+        AgentEvent::Status {
+            message: Some(reason),
+            ..
+        },
+    ] = run.events.as_slice()
     else {
         panic!("expected one rejection: {:?}", run.events);
     };

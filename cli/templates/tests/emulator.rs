@@ -6,6 +6,7 @@
 use a2a_lambda_client::model::{Part, PartContent, SendResult, StreamEvent, Task, TaskState};
 use a2a_lambda_client::{Client, ProtocolVersion};
 use a2a_lambda_emulator::Emulator;
+
 use {{crate}}::Agent;
 
 /// The task a send answered with.
@@ -36,7 +37,7 @@ async fn echoes_in_both_protocol_versions() {
             .connect()
             .await
             .unwrap();
-        assert_eq!(client.card().unwrap().name, "{{name}}");
+        assert_eq!(client.card().unwrap().name, env!("CARGO_PKG_NAME"));
 
         let echoed = task(client.send_text("hello there").await.unwrap());
         assert_eq!(echoed.status.state, TaskState::Completed, "{version}");

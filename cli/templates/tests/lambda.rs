@@ -7,14 +7,13 @@ use http_body_util::BodyExt as _;
 use serde_json::Value;
 use tower::ServiceExt as _;
 
+use {{crate}}::Agent;
+
 #[tokio::test]
 async fn a_function_url_send_is_echoed() {
     // No variables: tasks in memory, answers buffered (A2A_STREAMING unset).
     let config = Config::from_lookup(|_| None).unwrap();
-    let (app, _) = Lambda::new({{crate}}::Agent)
-        .config(config)
-        .into_app()
-        .unwrap();
+    let (app, _) = Lambda::new(Agent).config(config).into_app().unwrap();
     let event =
         lambda_http::request::from_str(include_str!("fixtures/function_url_send.json")).unwrap();
 

@@ -661,6 +661,9 @@ def check_scaffold():
     check(entrypoint == [f"/usr/local/bin/{name}"] and f"--bin {name}" in build and "--locked" in build,
           f"{what}the image runs the crate's binary, built --locked", str(entrypoint))
     check("A2A_LOG_FORMAT=json" in dict(final).get("ENV", ""), f"{what}JSON logs (A2A_LOG_FORMAT=json)")
+    ours = re.findall(r"^FROM (.*)$", DOCKERFILE.read_text(), re.M)
+    check([rest for keyword, rest in instructions if keyword == "FROM"] == ours,
+          f"{what}the same build and runtime images as infra/agentcore/Dockerfile", str(ours))
     ignored = (crate / ".dockerignore").read_text().split()
     check("target/" in ignored, f"{what}the build context leaves target/ out")
     headers = json.loads((crate / "request-headers.json").read_text())

@@ -121,10 +121,13 @@ pub enum Command {
         #[command(subcommand)]
         command: WebhookCommand,
     },
-    /// Write a new agent crate in ./NAME/: the agent (src/lib.rs), one main that serves it
-    /// on AWS Lambda or as an AgentCore container, its tests (alone, on the Lambda host,
-    /// behind the AgentCore emulator), and what deploys it (template.yaml for SAM,
-    /// deploy-lambda.sh for cargo lambda, a Dockerfile for AgentCore). Refuses a NAME that
+    /// Write a new agent crate in ./NAME/, ready to test and deploy.
+    ///
+    /// The crate has the agent (src/lib.rs), one main that serves it on AWS Lambda or as an
+    /// AgentCore container, its tests (alone, on the Lambda host, behind the AgentCore
+    /// emulator), and what deploys it (template.yaml for SAM, deploy-lambda.sh for cargo
+    /// lambda, a Dockerfile for AgentCore). It depends on the published a2a-lambda crates of
+    /// this CLI's version, or on a local checkout's with --crates-path. Refuses a NAME that
     /// is not a valid package name and Rust identifier, and a folder that already exists.
     New(NewArgs),
 }

@@ -250,6 +250,7 @@ pub fn render(name: &str, source: &Source) -> Vec<(&'static str, String, bool)> 
                 .text
                 .replace("{{dependencies}}", &dependencies)
                 .replace("{{dev-dependencies}}", &dev_dependencies)
+                .replace("{{rust-version}}", env!("CARGO_PKG_RUST_VERSION"))
                 .replace("{{crate}}", &identifier)
                 .replace("{{name}}", name);
             (template.path, text, template.executable)
@@ -429,6 +430,9 @@ mod tests {
             );
         }
         assert!(!manifest.contains("path ="), "{manifest}");
+        // The oldest Rust the a2a-lambda crates (and so this CLI) build with.
+        let rust_version = format!("rust-version = \"{}\"", env!("CARGO_PKG_RUST_VERSION"));
+        assert!(manifest.lines().any(|l| l == rust_version), "{manifest}");
         assert_eq!(VERSION, env!("CARGO_PKG_VERSION"));
     }
 

@@ -39,7 +39,7 @@ struct Template {
 
 /// Every file of the new crate. Templates that cargo or git would read where they lie
 /// (`Cargo.toml`, `.gitignore`) are stored under other names.
-const TEMPLATES: [Template; 14] = [
+const TEMPLATES: [Template; 13] = [
     file("Cargo.toml", include_str!("../templates/Cargo.toml.in")),
     file(".gitignore", include_str!("../templates/gitignore")),
     file("README.md", include_str!("../templates/README.md")),
@@ -56,10 +56,6 @@ const TEMPLATES: [Template; 14] = [
     file(
         "tests/emulator.rs",
         include_str!("../templates/tests/emulator.rs"),
-    ),
-    file(
-        "tests/fixtures/function_url_send.json",
-        include_str!("../templates/tests/fixtures/function_url_send.json"),
     ),
     file("template.yaml", include_str!("../templates/template.yaml")),
     Template {

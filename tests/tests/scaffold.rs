@@ -107,7 +107,6 @@ fn writes_a_crate_on_the_published_crates_of_its_own_version() {
         "tests/agent.rs",
         "tests/emulator.rs",
         "tests/lambda.rs",
-        "tests/fixtures/function_url_send.json",
         "template.yaml",
         "Dockerfile",
     ] {

@@ -1,28 +1,43 @@
-//! The agent as the Lambda function serves it: a Function URL event in, the JSON-RPC answer
-//! out, in-process (`Lambda::into_app`), without AWS.
+//! The agent as the Lambda function serves it: Function URL events in, answers out,
+//! in-process (`a2a_lambda::testing`), without AWS.
 #![allow(clippy::unwrap_used)]
 
-use a2a_lambda::{Config, Lambda};
-use http_body_util::BodyExt as _;
-use serde_json::Value;
-use tower::ServiceExt as _;
+use a2a_lambda::Lambda;
+use a2a_lambda::testing::{FunctionUrlEvent, TestFunction};
+use serde_json::json;
 
 use {{crate}}::Agent;
 
 #[tokio::test]
 async fn a_function_url_send_is_echoed() {
-    // No variables: tasks in memory, answers buffered (A2A_STREAMING unset).
-    let config = Config::from_lookup(|_| None).unwrap();
-    let (app, _) = Lambda::new(Agent).config(config).into_app().unwrap();
-    let event =
-        lambda_http::request::from_str(include_str!("fixtures/function_url_send.json")).unwrap();
+    // The configuration is the defaults (tasks in memory, answers buffered), not the
+    // environment's.
+    let function = TestFunction::new(Lambda::new(Agent)).unwrap();
+    let send = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "message/send",
+        "params": {"message": {"kind": "message", "role": "user", "messageId": "m-1",
+                               "parts": [{"kind": "text", "text": "hello Lambda"}]}}
+    });
+    let answer = function
+        .invoke(FunctionUrlEvent::post("/", send))
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 200);
+    let body = answer.json().unwrap();
+    assert_eq!(body["result"]["status"]["state"], "completed", "{body}");
+    // One part a chunk, as the agent wrote them.
+    let parts = &body["result"]["artifacts"][0]["parts"];
+    assert_eq!(parts[0]["text"], "hello", "{body}");
+    assert_eq!(parts[1]["text"], " Lambda", "{body}");
+}
 
-    let response = app.oneshot(event).await.unwrap();
-    assert_eq!(response.status(), 200);
-    let body: Value =
-        serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
-    assert_eq!(body["id"], 1);
-    assert_eq!(body["result"]["kind"], "task");
-    assert_eq!(body["result"]["status"]["state"], "completed");
-    assert_eq!(body["result"]["artifacts"][0]["parts"][0]["text"], "hi");
+#[tokio::test]
+async fn the_card_is_served() {
+    let function = TestFunction::new(Lambda::new(Agent)).unwrap();
+    let card = function
+        .invoke(FunctionUrlEvent::get("/.well-known/agent-card.json"))
+        .await
+        .unwrap();
+    assert_eq!(card.status, 200);
+    assert_eq!(card.json().unwrap()["name"], env!("CARGO_PKG_NAME"));
 }

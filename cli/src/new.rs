@@ -144,11 +144,12 @@ pub fn command(args: &NewArgs) -> u8 {
     };
     match written {
         Ok(folder) => {
-            let mut out = io::stdout().lock();
-            // A closed stdout loses only the hints; the crate is written.
             // The folder as the user named it (`demo`, not `./demo`).
             let folder = folder.strip_prefix(".").unwrap_or(&folder);
-            let _ = out.write_all(next_steps(&args.name, folder).as_bytes());
+            // A closed stdout loses only the hints; the crate is written.
+            let _ = io::stdout()
+                .lock()
+                .write_all(next_steps(&args.name, folder).as_bytes());
             exit::OK
         }
         Err(error) => {

@@ -152,6 +152,33 @@ package: $(CARGO_LAMBDA) $(INFRA_STAMP) ## Build the deployable bootstrap (x86_6
 	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" cargo lambda build --profile lambda-release --x86-64 -p a2a-agent
 	$(TOOLS_VENV)/bin/python infra/check.py bootstrap
 
+# `a2a new` kept from rotting: a crate it writes with --crates-path on this checkout, in a
+# temporary folder, formatted (also at the shortest and longest names), linted and tested
+# on the workspace's target directory (this checkout's crates built once, as for
+# examples/; the workspace's Cargo.lock pins the rest), and its deploy files checked
+# offline as infra/ is (infra/check.py scaffold).
+SCAFFOLD_NAME ?= echo-agent
+SCAFFOLD_LONGEST := a-name-as-long-as-agentcore-runtime-names-may-be
+
+.PHONY: scaffold-check
+test: scaffold-check
+
+scaffold-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Write a crate with `a2a new`; fmt, clippy and test it; check its deploy files
+	CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) build -q -p a2a-lambda-cli
+	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; a2a="$(EXAMPLES_TARGET)/debug/a2a"; \
+	cd "$$dir"; \
+	"$$a2a" new $(SCAFFOLD_NAME) --crates-path "$(CURDIR)"; \
+	"$$a2a" new a > /dev/null; "$$a2a" new $(SCAFFOLD_LONGEST) > /dev/null; \
+	for crate in $(SCAFFOLD_NAME) a $(SCAFFOLD_LONGEST); do \
+		rustfmt --edition 2024 --check $$crate/src/*.rs $$crate/tests/*.rs; \
+	done; \
+	cp "$(CURDIR)/Cargo.lock" $(SCAFFOLD_NAME)/; \
+	cd $(SCAFFOLD_NAME); \
+	CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) clippy --all-targets -- -D warnings; \
+	CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) test; \
+	PATH="$(abspath $(TOOLS_VENV))/bin:$$PATH" "$(abspath $(TOOLS_VENV))/bin/python" "$(CURDIR)/infra/check.py" \
+		--crate . --binary "$(EXAMPLES_TARGET)/debug/$(SCAFFOLD_NAME)" scaffold
+
 SAM_VENV := $(TOOLS_VENV)/sam
 STACK ?= a2a-agent
 SAM_PARAMS ?=

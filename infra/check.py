@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Offline checks of infra/: no AWS account, no network.
 
-    .venv-tools/bin/python infra/check.py [SECTION ...]    (default: every section)
+    .venv-tools/bin/python infra/check.py [--crate DIR [--binary PATH]] [SECTION ...]
+    (default: every section; scaffold only with --crate)
 
 Sections:
   template    cfn-lint (zero errors, zero warnings) of the template and of SAM's output,
@@ -19,6 +20,10 @@ Sections:
               template and SAM's output, its role (the task store, its logs, and
               ConverseStream on the one model), its variables against the example's, the
               Dockerfile (hadolint, the AgentCore rules) and the AgentCore role policy
+  scaffold    a crate `a2a new` wrote (--crate DIR; --binary PATH: its built binary, for
+              the dry run of its deploy-lambda.sh): its template.yaml as the template
+              section checks infra's, its Cargo.toml deploy settings and profiles, its
+              deploy-lambda.sh (and its dry run), its Dockerfile and request-headers.json
 
 template and env need cfn-lint and aws-sam-translator (.venv-tools); dockerfile needs
 hadolint, deploy needs cargo-lambda (all in .venv-tools). Ends with "N passed, N failed".
@@ -130,7 +135,8 @@ def deployed(template, overrides):
     """The resources deployed with these parameter values (the others at their defaults)."""
     params = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()}
     params.update(overrides)
-    conditions = {name: evaluate(expr, params, {}) for name, expr in template["Conditions"].items()}
+    conditions = {name: evaluate(expr, params, {})
+                  for name, expr in template.get("Conditions", {}).items()}
     return {
         name: evaluate(resource, params, conditions)
         for name, resource in template["Resources"].items()
@@ -146,14 +152,14 @@ def load_template():
     return cfn_yaml.load(str(TEMPLATE))
 
 
-def sam_transform(template):
+def sam_transform(template, function="A2aAgent"):
     """The CloudFormation that SAM makes of the template (what is deployed), offline."""
     import boto3
     from samtranslator.parser.parser import Parser
     from samtranslator.translator.translator import Translator
 
     sam = json.loads(json.dumps(template))
-    sam["Resources"]["A2aAgent"]["Properties"]["CodeUri"] = "s3://bucket/a2a-agent.zip"  # `sam package`
+    sam["Resources"][function]["Properties"]["CodeUri"] = "s3://bucket/function.zip"  # `sam package`
     translator = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
     return translator.translate(sam, parameter_values={}, get_managed_policy_map=dict)
 
@@ -179,21 +185,21 @@ def lint(path, what):
           run.stdout + run.stderr)
 
 
-def check_url(scenario, made, api_key):
+def check_url(scenario, made, api_key, function="A2aAgent"):
     """The Function URL and who may call it, in SAM's output for one scenario."""
     urls = {n: r["Properties"] for n, r in made.items() if r["Type"] == "AWS::Lambda::Url"}
-    url = urls.get("A2aAgentUrl", {})
-    check(list(urls) == ["A2aAgentUrl"] and url.get("TargetFunctionArn") == {"Ref": "A2aAgent"},
-          f"{scenario}: one Function URL, A2aAgentUrl (the outputs' name), on the function")
+    url = urls.get(f"{function}Url", {})
+    check(list(urls) == [f"{function}Url"] and url.get("TargetFunctionArn") == {"Ref": function},
+          f"{scenario}: one Function URL, {function}Url (the outputs' name), on the function")
     check(url.get("InvokeMode") == "RESPONSE_STREAM", f"{scenario}: URL invoke mode RESPONSE_STREAM")
     auth = "NONE" if api_key else "AWS_IAM"
     check(url.get("AuthType") == auth, f"{scenario}: URL auth {auth}", str(url))
     grants = sorted(json.dumps(r["Properties"], sort_keys=True)
                     for r in made.values() if r["Type"] == "AWS::Lambda::Permission")
     public = [
-        {"Action": "lambda:InvokeFunctionUrl", "FunctionName": {"Ref": "A2aAgent"},
+        {"Action": "lambda:InvokeFunctionUrl", "FunctionName": {"Ref": function},
          "Principal": "*", "FunctionUrlAuthType": "NONE"},
-        {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": "A2aAgent"},
+        {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": function},
          "Principal": "*", "InvokedViaFunctionUrl": True},
     ]
     expected = sorted(json.dumps(grant, sort_keys=True) for grant in public) if api_key else []
@@ -201,7 +207,7 @@ def check_url(scenario, made, api_key):
                                                  if api_key else "no grant to anyone"), "\n".join(grants))
 
 
-def check_role(scenario, resources, tracing):
+def check_role(scenario, resources, tracing, function="A2aAgent"):
     """The role's actions: the task store's calls, its logs, X-Ray with tracing on."""
     store_actions, index, _ = store_facts()
     actions = set()
@@ -223,7 +229,7 @@ def check_role(scenario, resources, tracing):
     expected = {"logs:CreateLogStream", "logs:PutLogEvents"} | store_actions | xray
     check(actions == expected, f"{scenario}: the role's actions are exactly {sorted(expected)}",
           f"extra {sorted(actions - expected)}, missing {sorted(expected - actions)}")
-    props = resources["A2aAgent"]["Properties"]
+    props = resources[function]["Properties"]
     check(not resources["FunctionRole"]["Properties"].get("ManagedPolicyArns")
           and "Policies" not in props and props.get("Role") == {"Fn::GetAtt": ["FunctionRole", "Arn"]},
           f"{scenario}: the function has this role and no other policy")
@@ -338,13 +344,16 @@ def check_env():
           f"unknown: {sorted(deploy_env - allowed)}")
 
 
-def check_dockerfile():
-    lint = subprocess.run([tool("hadolint"), "--no-color", "-t", "style", str(DOCKERFILE)],
+def dockerfile_rules(dockerfile, what=""):
+    """hadolint, and the rules every AgentCore image here follows: arm64 stages, a numeric
+    non-root user, port 9000, few layers. Returns the instructions and the final stage's."""
+    lint = subprocess.run([tool("hadolint"), "--no-color", "-t", "style", str(dockerfile)],
                           capture_output=True, text=True)
-    check(lint.returncode == 0 and not lint.stdout.strip(), "hadolint: no finding", lint.stdout + lint.stderr)
+    check(lint.returncode == 0 and not lint.stdout.strip(), f"{what}hadolint: no finding",
+          lint.stdout + lint.stderr)
 
     instructions, current = [], ""
-    for raw in DOCKERFILE.read_text().splitlines():
+    for raw in dockerfile.read_text().splitlines():
         line = raw.strip()
         if not current and (not line or line.startswith("#")):
             continue
@@ -356,14 +365,19 @@ def check_dockerfile():
         current = ""
     froms = [rest for keyword, rest in instructions if keyword == "FROM"]
     check(len(froms) >= 2 and all(f.startswith("--platform=linux/arm64 ") for f in froms),
-          "multi-stage, every stage --platform=linux/arm64")
+          f"{what}multi-stage, every stage --platform=linux/arm64")
     final = instructions[max(i for i, (k, _) in enumerate(instructions) if k == "FROM"):]
     users = [rest for keyword, rest in final if keyword == "USER"]
     check(len(users) == 1 and re.fullmatch(r"[1-9]\d*(:[1-9]\d*)?", users[0]) is not None,
-          "the final stage runs as a numeric, non-root USER", str(users))
-    check(("EXPOSE", "9000") in instructions, "EXPOSE 9000")
+          f"{what}the final stage runs as a numeric, non-root USER", str(users))
+    check(("EXPOSE", "9000") in instructions, f"{what}EXPOSE 9000")
     layers = sum(keyword in ("RUN", "COPY", "ADD") for keyword, _ in instructions)
-    check(layers <= 6, f"few layers ({layers} RUN/COPY/ADD, at most 6)")
+    check(layers <= 6, f"{what}few layers ({layers} RUN/COPY/ADD, at most 6)")
+    return instructions, final
+
+
+def check_dockerfile():
+    instructions, final = dockerfile_rules(DOCKERFILE)
     entrypoint = json.loads(dict(final).get("ENTRYPOINT", "[]"))
     args = " ".join(entrypoint[1:])
     serve_source = "".join(rust_source(f"server/src/serve/{name}.rs")
@@ -407,32 +421,39 @@ def check_bootstrap():
               "bootstrap starts, and outside Lambda says so and exits 1", run.stdout + run.stderr)
 
 
-def check_deploy():
+def dry_deploy(script, name, binary, cwd, what=""):
+    """`script --dry`, which runs `cargo lambda deploy --dry` (packaging `binary` when given)
+    in `cwd`: the function it would deploy and the URL it would make."""
     env = dict(os.environ, PATH=f"{TOOLS}{os.pathsep}{os.environ.get('PATH', '')}")
     tool("cargo-lambda")
-    # The dry run needs a binary to package (it is not run): the cargo-lambda build when
-    # there is one (`make package`), else the debug build `make infra-check` makes.
-    args = [str(ROOT / "infra" / "deploy-lambda.sh"), "--dry", "-o", "json"]
-    if not BOOTSTRAP.exists():
-        args += ["--binary-path", str(ROOT / "target" / "debug" / "a2a-agent")]
-    run = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
-    if not check(run.returncode == 0, "infra/deploy-lambda.sh --dry runs", run.stdout + run.stderr):
+    args = [str(script), "--dry", "-o", "json"]
+    if binary is not None:
+        args += ["--binary-path", str(binary)]
+    run = subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    if not check(run.returncode == 0, f"{what}{script.name} --dry runs", run.stdout + run.stderr):
         return
     start = run.stdout.index("{")
     plan, end = json.JSONDecoder().raw_decode(run.stdout, start)
     lines = run.stdout[end:]
     config = plan["config"]
-    check(plan["name"] == "a2a-agent" and config["runtime"] == "provided.al2023",
-          "cargo lambda deploy --dry: function a2a-agent on provided.al2023")
+    check(plan["name"] == name and config["runtime"] == "provided.al2023",
+          f"{what}cargo lambda deploy --dry: function {name} on provided.al2023")
     check(config["enable_function_url"] is False,
-          "cargo lambda makes no Function URL (its own would be public and buffered)")
+          f"{what}cargo lambda makes no Function URL (its own would be public and buffered)")
     variables = dict(v.split("=", 1) for v in config.get("env_var") or [])
-    check(variables.get("A2A_STREAMING") == "true", "the cargo lambda deploy sets A2A_STREAMING=true")
-    check("create-function-url-config" in lines and "--auth-type AWS_IAM" in lines
-          and "--invoke-mode RESPONSE_STREAM" in lines,
-          "then the URL is made RESPONSE_STREAM with AWS_IAM auth", lines)
+    check(variables.get("A2A_STREAMING") == "true", f"{what}the cargo lambda deploy sets A2A_STREAMING=true")
+    check("create-function-url-config" in lines and f"--function-name {name} " in lines
+          and "--auth-type AWS_IAM" in lines and "--invoke-mode RESPONSE_STREAM" in lines,
+          f"{what}then the URL of {name} is made RESPONSE_STREAM with AWS_IAM auth", lines)
     check(re.search(r"card url: +\S+/\.well-known/agent-card\.json", lines) is not None,
-          "and the card URL is printed", lines)
+          f"{what}and the card URL is printed", lines)
+
+
+def check_deploy():
+    # The dry run needs a binary to package (it is not run): the cargo-lambda build when
+    # there is one (`make package`), else the debug build `make infra-check` makes.
+    binary = None if BOOTSTRAP.exists() else ROOT / "target" / "debug" / "a2a-agent"
+    dry_deploy(ROOT / "infra" / "deploy-lambda.sh", "a2a-agent", binary, ROOT)
 
 
 # --- infra/bedrock-chat: the examples/bedrock-chat agent -----------------------------------
@@ -565,6 +586,92 @@ def check_bedrock_chat():
           f"bedrock-chat: the AgentCore role policy allows {MODEL_ACTION} on one model only", str(allowed))
 
 
+# --- a crate `a2a new` wrote (cli/templates/) ---------------------------------------------
+
+SCAFFOLD = {"crate": None, "binary": None}
+
+
+def check_scaffold():
+    """The deploy files of a crate `a2a new` wrote: its SAM template (cfn-lint, SAM's output,
+    the URL, the role, the table, the variables against the Lambda host's), its Cargo.toml
+    deploy settings and profiles, its deploy-lambda.sh (infra/deploy-lambda.sh for its
+    function, and its dry run), its Dockerfile and its request header allowlist."""
+    if SCAFFOLD["crate"] is None:
+        sys.exit("the scaffold section needs --crate DIR (a crate `a2a new` wrote)")
+    crate = Path(SCAFFOLD["crate"]).resolve()
+    package = tomllib.loads((crate / "Cargo.toml").read_text())
+    name = package["package"]["name"]
+    what = f"{name}: "
+
+    path = crate / "template.yaml"
+    lint(path, f"of {name}/template.yaml")
+    from cfnlint.decode import cfn_yaml
+    template = cfn_yaml.load(str(path))
+    cfn = sam_transform(template, "Agent")
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as transformed:
+        json.dump(cfn, transformed)
+        transformed.flush()
+        lint(transformed.name, f"of SAM's output for {name}/template.yaml")
+    fn = template["Resources"]["Agent"]
+    props = fn["Properties"]
+    check(fn["Metadata"] == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": name}}
+          and props["CodeUri"] == ".",
+          f"{what}built by rust-cargolambda from the crate's folder, as its binary")
+    check(props["Runtime"] == "provided.al2023" and props["Architectures"] == ["arm64"]
+          and props["Handler"] == "bootstrap", f"{what}provided.al2023, arm64, bootstrap")
+    check(template["Outputs"]["CardUrl"]["Value"]
+          == {"Fn::Sub": "${AgentUrl.FunctionUrl}.well-known/agent-card.json"},
+          f"{what}outputs the card URL")
+    check_url(name, deployed(cfn, {}), False, function="Agent")
+    resources = deployed(template, {})
+    check_role(name, resources, False, function="Agent")
+    check_table(template)
+    host = binary_variables() - {"A2A_AGENT"}
+    env = resources["Agent"]["Properties"]["Environment"]["Variables"]
+    check(set(env) <= host, f"{what}the template sets only variables the Lambda host reads",
+          f"unknown: {sorted(set(env) - host)}")
+    check(env.get("A2A_STREAMING") == "true" and env.get("A2A_TASK_TABLE") == {"Ref": "TaskTable"},
+          f"{what}A2A_STREAMING=true (the URL streams) and A2A_TASK_TABLE (the table)", str(env))
+
+    deploy = package["package"]["metadata"]["lambda"]["deploy"]
+    deploy_env = deploy.get("env", {})
+    check(deploy_env.get("A2A_STREAMING") == "true" and set(deploy_env) <= host | {"RUST_LOG"},
+          f"{what}Cargo.toml's deploy env: A2A_STREAMING=true, and only variables the host reads",
+          str(deploy_env))
+    check(deploy.get("timeout") == 900 and deploy.get("memory", 0) >= 128,
+          f"{what}Cargo.toml's deploy settings: 900 s (the longest stream), memory", str(deploy))
+    profiles = package.get("profile", {})
+    check(profiles.get("release", {}).get("panic") == "unwind",
+          f"{what}release builds unwind (a panic is a -32603 answer, not a dead instance)")
+    small = profiles.get("lambda-release", {})
+    check(small.get("inherits") == "release" and small.get("opt-level") == "z"
+          and small.get("codegen-units") == 1 and small.get("strip") is True,
+          f"{what}the lambda-release profile: release, small", str(small))
+
+    script = crate / "deploy-lambda.sh"
+    general = (ROOT / "infra" / "deploy-lambda.sh").read_text()
+    check(script.read_text() == general.replace("FUNCTION=a2a-agent\n", f"FUNCTION={name}\n", 1)
+          and os.access(script, os.X_OK),
+          f"{what}deploy-lambda.sh is infra/deploy-lambda.sh for {name}, executable")
+    dry_deploy(script, name, SCAFFOLD["binary"], crate, what)
+
+    instructions, final = dockerfile_rules(crate / "Dockerfile", what)
+    entrypoint = json.loads(dict(final).get("ENTRYPOINT", "[]"))
+    build = " ".join(rest for keyword, rest in instructions if keyword == "RUN")
+    check(entrypoint == [f"/usr/local/bin/{name}"] and f"--bin {name}" in build and "--locked" in build,
+          f"{what}the image runs the crate's binary, built --locked", str(entrypoint))
+    check("A2A_LOG_FORMAT=json" in dict(final).get("ENV", ""), f"{what}JSON logs (A2A_LOG_FORMAT=json)")
+    ours = re.findall(r"^FROM (.*)$", DOCKERFILE.read_text(), re.M)
+    check([rest for keyword, rest in instructions if keyword == "FROM"] == ours,
+          f"{what}the same build and runtime images as infra/agentcore/Dockerfile", str(ours))
+    ignored = (crate / ".dockerignore").read_text().split()
+    check("target/" in ignored, f"{what}the build context leaves target/ out")
+    headers = json.loads((crate / "request-headers.json").read_text())
+    deployed_ones = json.loads((ROOT / "infra" / "agentcore" / "request-headers.json").read_text())
+    check(headers == deployed_ones, f"{what}request-headers.json is infra/agentcore's allowlist",
+          str(headers))
+
+
 SECTIONS = {
     "template": check_template,
     "env": check_env,
@@ -573,10 +680,19 @@ SECTIONS = {
     "bootstrap": check_bootstrap,
     "deploy": check_deploy,
     "bedrock-chat": check_bedrock_chat,
+    "scaffold": check_scaffold,
 }
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or list(SECTIONS)
+    args = sys.argv[1:]
+    for flag in ("--crate", "--binary"):
+        if flag in args:
+            at = args.index(flag)
+            if at + 1 == len(args):
+                sys.exit(f"{flag} needs a path")
+            SCAFFOLD[flag[2:]] = args[at + 1]
+            del args[at:at + 2]
+    chosen = args or [name for name in SECTIONS if name != "scaffold" or SCAFFOLD["crate"]]
     for name in chosen:
         if name not in SECTIONS:
             sys.exit(f"unknown section {name}: one of {', '.join(SECTIONS)}")

@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Deploys the built a2a-agent with `cargo lambda deploy`, then gives it the Function URL the
-# README promises: RESPONSE_STREAM (answers stream as SSE) and AWS_IAM auth (SigV4).
+# Deploys a function built by `cargo lambda build` with `cargo lambda deploy`, then gives it
+# the Function URL an A2A agent needs: RESPONSE_STREAM (answers stream as server-sent
+# events) and AWS_IAM auth (callers sign with SigV4). Prints the URL and the card's URL.
 #
+#   deploy-lambda.sh [--dry] [--function NAME] [more cargo lambda deploy flags]
+#
+# Run it from the folder of the crate (or workspace) that builds the function, after
+# `cargo lambda build --profile lambda-release --arm64`. NAME is the binary's name and the
+# function's (default below). The function's memory, timeout and variables come from the
+# crate's [package.metadata.lambda.deploy]: A2A_STREAMING=true there makes the agent stream.
 # `cargo lambda deploy --enable-function-url` is not used: it makes a public, buffered URL.
-#
-#   infra/deploy-lambda.sh [--dry] [more cargo lambda deploy flags]
-#
-# Build first (`make deploy` does: cargo lambda build --profile lambda-release --arm64 -p a2a-agent).
 # Region and credentials come from the usual AWS_REGION / AWS_PROFILE, read by both tools.
 # --dry: cargo lambda packages without deploying, and the aws commands are only printed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 FUNCTION=a2a-agent
 dry=()
-if [ "${1:-}" = "--dry" ]; then
-  dry=(--dry)
-  shift
-fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry) dry=(--dry); shift ;;
+    --function) FUNCTION=${2:?--function needs the function name}; shift 2 ;;
+    *) break ;;
+  esac
+done
 
 # (The `+` form keeps an empty array working under `set -u` in the bash 3 of macOS.)
 cargo lambda deploy ${dry[@]+"${dry[@]}"} "$@" "$FUNCTION"

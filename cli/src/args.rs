@@ -121,6 +121,27 @@ pub enum Command {
         #[command(subcommand)]
         command: WebhookCommand,
     },
+    /// Write a new agent crate in ./NAME/, ready to test and deploy.
+    ///
+    /// The crate has the agent (src/lib.rs), one main that serves it on AWS Lambda or as an
+    /// AgentCore container, its tests (alone, on the Lambda host, behind the AgentCore
+    /// emulator), and what deploys it (template.yaml for SAM, deploy-lambda.sh for cargo
+    /// lambda, a Dockerfile for AgentCore). It depends on the published a2a-lambda crates of
+    /// this CLI's version, or on a local checkout's with --crates-path. Refuses a NAME that
+    /// is not a valid package name and Rust identifier, and a folder that already exists.
+    New(NewArgs),
+}
+
+/// `a2a new`'s arguments.
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The crate's name: lowercase ASCII letters, digits, `-` and `_`, starting with a
+    /// letter, at most 48 characters; also the folder, the binary and the Lambda function.
+    pub name: String,
+    /// Depend on the a2a-lambda crates of a local checkout of the a2a-lambda repository
+    /// (path dependencies) instead of their published versions.
+    #[arg(long, value_name = "DIR")]
+    pub crates_path: Option<std::path::PathBuf>,
 }
 
 /// Protocol versions.

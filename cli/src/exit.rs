@@ -3,8 +3,8 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | the agent or platform answered with a JSON-RPC error (or, to `stop-session`, AWS's not-found), or cannot do what was asked |
-//! | 2 | bad usage or configuration (clap's own usage errors are 2 as well) |
+//! | 1 | the agent or platform answered with a JSON-RPC error (or, to `stop-session`, AWS's not-found), or cannot do what was asked (`new`: a file could not be written) |
+//! | 2 | bad usage or configuration (clap's own usage errors are 2 as well; `new`: an invalid name, a folder that exists, a `--crates-path` that is no checkout) |
 //! | 3 | no usable answer: cannot connect, HTTP error without a JSON-RPC body, credentials refused (401, 403 AccessDenied), invalid response or card, stream cut short, signing failed |
 //! | 4 | throttled or session busy (-32053, retryable -32054), after every retry |
 //! | 5 | the task ended failed, rejected or canceled (`send`, `resubscribe`) |

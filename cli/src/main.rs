@@ -3,6 +3,7 @@
 
 mod args;
 mod exit;
+mod new;
 mod print;
 mod push;
 mod run;

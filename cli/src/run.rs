@@ -112,6 +112,7 @@ pub async fn run(cli: Cli) -> Result<u8, Error> {
             follow(global, &client, events).await
         }
         Command::Push { command } => crate::push::run(global, command).await,
+        Command::New(new) => Ok(crate::new::command(new)),
         Command::Webhook {
             command:
                 WebhookCommand::Listen {

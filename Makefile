@@ -26,7 +26,7 @@ run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit examples interop browser infra-check book-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra, the guide, packaging
+test: fmt-check lint doc unit examples interop browser infra-check scaffold-check book-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra, the guide, packaging
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -161,7 +161,6 @@ SCAFFOLD_NAME ?= echo-agent
 SCAFFOLD_LONGEST := a-name-as-long-as-agentcore-runtime-names-may-be
 
 .PHONY: scaffold-check
-test: scaffold-check
 
 scaffold-check: $(INFRA_STAMP) $(CARGO_LAMBDA) ## Write a crate with `a2a new`; fmt, clippy and test it; check its deploy files
 	CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) build -q -p a2a-lambda-cli

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The emulator binary as `make run` builds it, with the default features (no TLS, no
+# inbound auth): it serves (GET /ping answers 200), and what needs a feature it was built
+# without is refused at once, naming the feature, never ignored: --auth jwt, --auth sigv4,
+# the token subcommand, an https --upstream.
+# Usage: scripts/check-default-build.sh PATH/TO/a2a-emulator
+set -euo pipefail
+
+binary="${1:?usage: scripts/check-default-build.sh PATH/TO/a2a-emulator}"
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+    if [ -n "$pid" ]; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+failed=0
+
+# The binary in a clean environment (no A2A_* from the caller's), bounded in time: one
+# that ignored the flag would serve instead of exiting.
+emulator() {
+    env -i PATH="$PATH" HOME="$work" timeout 20 "$binary" "$@"
+}
+
+# refused FEATURE ARGS...: the binary exits with 1 and its error names FEATURE.
+refused() {
+    local feature="$1" output status=0
+    shift
+    output="$(emulator "$@" 2>&1 </dev/null)" || status=$?
+    if [ "$status" -eq 1 ] && [[ $output == *"\`$feature\` feature"* ]]; then
+        echo "default build: $* refused, naming the $feature feature"
+    else
+        echo "default build: $* should exit 1 naming the \`$feature\` feature; exit $status: $output" >&2
+        failed=1
+    fi
+}
+
+refused auth --port 0 --auth jwt
+refused auth --port 0 --auth sigv4 --sigv4-credentials AKID:secret
+refused auth token --sub someone
+refused tls --port 0 --upstream https://agent.example.com
+
+# Serves: the listening line gives the port, /ping answers 200.
+emulator --host 127.0.0.1 --port 0 --agent echo >"$work/stdout" 2>"$work/stderr" &
+pid=$!
+port=""
+for _ in $(seq 1 100); do
+    if [[ $(cat "$work/stdout") =~ listening\ on\ http://127\.0\.0\.1:([0-9]+) ]]; then
+        port="${BASH_REMATCH[1]}"
+        break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$port" ]; then
+    echo "default build: the emulator did not say where it listens:" >&2
+    cat "$work/stdout" "$work/stderr" >&2
+    exit 1
+fi
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
+read -r -t 10 status_line <&3 || status_line=""
+exec 3<&-
+if [[ $status_line == "HTTP/1.1 200"* ]]; then
+    echo "default build: serves, GET /ping answers 200"
+else
+    echo "default build: GET /ping answered ${status_line:-nothing}" >&2
+    failed=1
+fi
+exit "$failed"

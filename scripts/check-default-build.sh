@@ -9,6 +9,7 @@ set -euo pipefail
 binary="${1:?usage: scripts/check-default-build.sh PATH/TO/a2a-emulator}"
 work="$(mktemp -d)"
 pid=""
+# shellcheck disable=SC2329 # called by the EXIT trap
 cleanup() {
     if [ -n "$pid" ]; then
         kill "$pid" 2>/dev/null || true

@@ -2,7 +2,8 @@
 # The emulator binary as `make run` builds it, with the default features (no TLS, no
 # inbound auth): it serves (GET /ping answers 200), and what needs a feature it was built
 # without is refused at once, naming the feature, never ignored: --auth jwt, --auth sigv4,
-# the token subcommand, an https --upstream.
+# the token subcommand, an https --upstream; a webhook at an https URL is not tried, and
+# the log says why.
 # Usage: scripts/check-default-build.sh PATH/TO/a2a-emulator
 set -euo pipefail
 
@@ -61,14 +62,41 @@ if [ -z "$port" ]; then
     cat "$work/stdout" "$work/stderr" >&2
     exit 1
 fi
-exec 3<>"/dev/tcp/127.0.0.1/$port"
-printf 'GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
-read -r -t 10 status_line <&3 || status_line=""
-exec 3<&-
+# request METHOD PATH [BODY]: the status line of the answer.
+request() {
+    local status_line=""
+    exec 3<>"/dev/tcp/127.0.0.1/$port"
+    printf '%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+        "$1" "$2" "${#3}" "$3" >&3
+    read -r -t 10 status_line <&3 || true
+    exec 3<&-
+    echo "$status_line"
+}
+status_line="$(request GET /ping "")"
 if [[ $status_line == "HTTP/1.1 200"* ]]; then
     echo "default build: serves, GET /ping answers 200"
 else
     echo "default build: GET /ping answered ${status_line:-nothing}" >&2
+    failed=1
+fi
+
+# A task whose webhook is https: answered, the webhook not tried (no connection is
+# made), the log naming the feature.
+send='{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m-1","role":"user","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true,"pushNotificationConfig":{"url":"https://1.1.1.1/hook"}}}}'
+status_line="$(request POST / "$send")"
+logged=""
+for _ in $(seq 1 50); do
+    if grep -q "https webhooks need TLS, which this build left out (the \`tls\` feature" "$work/stderr"; then
+        logged=yes
+        break
+    fi
+    sleep 0.1
+done
+if [[ $status_line == "HTTP/1.1 200"* ]] && [ -n "$logged" ]; then
+    echo "default build: an https webhook is not tried, and the log names the tls feature"
+else
+    echo "default build: an https webhook: answer ${status_line:-none}, log:" >&2
+    cat "$work/stderr" >&2
     failed=1
 fi
 exit "$failed"

@@ -14,19 +14,37 @@ export RUSTDOCFLAGS := -D warnings
 TOOLS_VENV ?= .venv-tools
 CARGO_LAMBDA := $(TOOLS_VENV)/bin/cargo-lambda
 
-.PHONY: help run build test fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load fuzz soak watch deploy deploy-sam cargo-lambda moto clean
+.PHONY: help run build test preflight defaults fmt fmt-check lint doc unit examples interop browser infra-check infra-tools package bench load fuzz soak watch deploy deploy-sam cargo-lambda moto clean
 .PHONY: book book-check
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-run: ## Build and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent
-	$(CARGO) run --release -p a2a-lambda-emulator -- --host $(HOST) --port $(PORT) --agent $(AGENT)
+# `make run` builds the emulator the quick way: the `local` profile (the dev profile's
+# compile speed, in target/local) and the default features (no TLS, no inbound auth), about
+# a minute from a fresh clone on two cores. FEATURES=auth (or tls) builds those in; ARGS
+# adds flags: make run FEATURES=auth ARGS='--auth jwt'
+FEATURES ?=
+ARGS ?=
+
+run: ## Build (about a minute the first time) and start the emulator on $(HOST):$(PORT) with the $(AGENT) agent; FEATURES=auth ARGS='--auth jwt' for more
+	$(CARGO) run --profile local -p a2a-lambda-emulator $(if $(FEATURES),--features $(FEATURES)) -- --host $(HOST) --port $(PORT) --agent $(AGENT) $(ARGS)
 
 build: ## Build every crate
 	$(CARGO) build --workspace --all-targets
 
-test: fmt-check lint doc unit examples interop browser infra-check scaffold-check book-check publish-check ## Everything CI checks: fmt, clippy, docs, every test, examples, official clients, infra, the guide, packaging
+# The preflight first, on its own: a missing tool stops the run before anything is built.
+TEST_STEPS := fmt-check lint defaults doc unit examples interop browser infra-check scaffold-check book-check publish-check
+
+test: preflight ## Everything CI checks: what it needs (installed when it can be), fmt, clippy, docs, every test, examples, official clients, infra, the scaffold, the guide, packaging
+	@$(MAKE) --no-print-directory $(TEST_STEPS)
+
+# scripts/preflight.sh: Rust with rustfmt and clippy, cc, python3 with venv, node 20+ with
+# npm, Chromium; as root it installs the missing Debian packages with apt-get, else it
+# names them and stops. Then the PyPI tools the tests use, into $(TOOLS_VENV).
+preflight: ## Check what make test needs and install what can be (apt-get as root, PyPI tools into .venv-tools)
+	TOOLS_VENV=$(TOOLS_VENV) scripts/preflight.sh
+	@$(MAKE) --no-print-directory $(MOTO_STAMP) $(CARGO_LAMBDA) $(INFRA_STAMP)
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
@@ -37,8 +55,21 @@ fmt-check: ## Check formatting
 lint: ## Clippy on every target, warnings denied
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-doc: ## Build the docs, warnings denied
-	$(CARGO) doc --workspace --no-deps
+doc: ## Build the docs (every feature), warnings denied
+	$(CARGO) doc --workspace --no-deps --all-features
+
+# The other steps build the workspace's features (every one); this one builds what a user
+# gets by default and what `make run` runs (the `local` profile): the server without its
+# default TLS, the emulator with its default features, warnings denied in code and docs,
+# and the emulator binary serving and refusing by name what it was built without.
+DEFAULTS_BIN := $(or $(CARGO_TARGET_DIR),target)/local/a2a-emulator
+
+defaults: ## The default-feature builds (what make run runs): clippy, docs, the emulator binary's refusals
+	$(CARGO) clippy --profile local -p a2a-lambda-server --no-default-features -- -D warnings
+	$(CARGO) clippy --profile local -p a2a-lambda-emulator -- -D warnings
+	$(CARGO) doc --profile local -p a2a-lambda-emulator --no-deps
+	$(CARGO) build --profile local -p a2a-lambda-emulator
+	scripts/check-default-build.sh $(DEFAULTS_BIN)
 
 # With cargo-nextest (on the CI machine; `cargo install cargo-nextest` elsewhere) every
 # test binary runs at once (.config/nextest.toml); without it, cargo test runs them one

@@ -1,20 +1,28 @@
-//! The binary's inbound-auth flags turned into an [`InboundAuth`], and the `token`
+//! The binary's inbound-auth flags turned into an `InboundAuth`, and the `token`
 //! subcommand: a JWT signed by the emulator's own key, which `--auth jwt` trusts unless it
 //! is given another issuer (`--jwt-discovery-url`, `--jwt-jwks`).
+//!
+//! Both need the `auth` feature. The flags are there in every build, so that a binary
+//! built without it refuses them by name ([`needs_auth_feature`]) instead of serving
+//! without the auth it was asked for.
 
+#[cfg(feature = "auth")]
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::Args;
+#[cfg(feature = "auth")]
 use crate::front::auth::issuer::default_state_dir;
-use crate::{EmulatorError, InboundAuth, JwtAuthorizer, SigV4Keys, TestIssuer, TokenRequest};
+use crate::{Emulator, EmulatorError};
+#[cfg(feature = "auth")]
+use crate::{InboundAuth, JwtAuthorizer, SigV4Keys, TestIssuer, TokenRequest};
 
 /// The binary's subcommands; without one it serves.
 #[derive(Debug, Clone, clap::Subcommand)]
 #[non_exhaustive]
 pub enum Command {
     /// Print a JWT signed by the emulator's own key (kept under --state-dir, made on first
-    /// use; or --jwt-signing-key), for `--auth jwt`.
+    /// use; or --jwt-signing-key), for `--auth jwt`. Needs the `auth` feature.
     Token(TokenArgs),
 }
 
@@ -56,11 +64,50 @@ fn parse_ttl(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{text:?} is not a duration like 1h, 30m, 90s or 3600"))
 }
 
+/// The refusal of a binary built without the `auth` feature: `what` (`--auth jwt`,
+/// `signing a token`) needs it; the error says how to build it in and run `args` again.
+pub fn needs_auth_feature(what: &str, args: &str) -> EmulatorError {
+    let make = if args.starts_with("--auth") {
+        format!(" (in the a2a-lambda repository: `make run FEATURES=auth ARGS='{args}'`)")
+    } else {
+        String::new()
+    };
+    EmulatorError::Config(format!(
+        "{what} needs the emulator's `auth` feature (inbound SigV4 and JWT), which this \
+         a2a-emulator was built without; build it in: \
+         `cargo run -p a2a-lambda-emulator --features auth -- {args} …`{make}"
+    ))
+}
+
+/// `emulator` with the inbound auth the flags ask for (unchanged without `--auth`).
+///
+/// # Errors
+/// As `inbound_auth`; without the `auth` feature, [`needs_auth_feature`] for any
+/// `--auth`.
+pub fn with_inbound_auth(
+    args: &Args,
+    emulator: Emulator,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Emulator, EmulatorError> {
+    #[cfg(feature = "auth")]
+    if let Some(auth) = inbound_auth(args, env)? {
+        return Ok(emulator.auth(auth));
+    }
+    #[cfg(not(feature = "auth"))]
+    if let Some(kind) = &args.auth {
+        let _ = env;
+        let flag = format!("--auth {kind}");
+        return Err(needs_auth_feature(&flag, &flag));
+    }
+    Ok(emulator)
+}
+
 /// The emulator's own issuer: `--jwt-signing-key`, else the key under the state directory
 /// (`--state-dir`, `A2A_EMULATOR_STATE_DIR`, else the user's state directory).
 ///
 /// # Errors
 /// [`EmulatorError::Config`] when no key can be read or made.
+#[cfg(feature = "auth")]
 pub fn own_issuer(
     args: &Args,
     env: &impl Fn(&str) -> Option<String>,
@@ -90,8 +137,23 @@ pub fn own_issuer(
 /// What `a2a-emulator token` prints: a signed JWT.
 ///
 /// # Errors
-/// As [`own_issuer`], or signing fails.
+/// As `own_issuer`, or signing fails; without the `auth` feature, [`needs_auth_feature`].
 pub fn token(
+    args: &Args,
+    token: &TokenArgs,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<String, EmulatorError> {
+    #[cfg(not(feature = "auth"))]
+    {
+        let _ = (args, token, env);
+        Err(needs_auth_feature("signing a token", "token"))
+    }
+    #[cfg(feature = "auth")]
+    signed_token(args, token, env)
+}
+
+#[cfg(feature = "auth")]
+fn signed_token(
     args: &Args,
     token: &TokenArgs,
     env: &impl Fn(&str) -> Option<String>,
@@ -111,6 +173,7 @@ pub fn token(
 /// # Errors
 /// [`EmulatorError::Config`] for `--auth sigv4` without credentials, or a JWT setting that
 /// cannot be used.
+#[cfg(feature = "auth")]
 pub fn inbound_auth(
     args: &Args,
     env: &impl Fn(&str) -> Option<String>,
@@ -151,6 +214,28 @@ pub fn inbound_auth(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_refusal_without_the_feature_says_how_to_build_it_in() {
+        let refusal = needs_auth_feature("--auth jwt", "--auth jwt").to_string();
+        assert!(
+            refusal.starts_with("--auth jwt needs the emulator's `auth` feature"),
+            "{refusal}"
+        );
+        assert!(
+            refusal.contains("`cargo run -p a2a-lambda-emulator --features auth -- --auth jwt …`"),
+            "{refusal}"
+        );
+        assert!(
+            refusal.contains("`make run FEATURES=auth ARGS='--auth jwt'`"),
+            "{refusal}"
+        );
+        let token = needs_auth_feature("signing a token", "token").to_string();
+        assert!(
+            token.contains("--features auth -- token …`") && !token.contains("make run"),
+            "{token}"
+        );
+    }
 
     #[test]
     fn ttls_read_like_durations() {

@@ -17,6 +17,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::front;
+#[cfg(feature = "auth")]
 use crate::front::auth::InboundAuth;
 use crate::front::container::AgentFactory;
 use crate::front::limits::FaultSpec;
@@ -107,6 +108,7 @@ pub struct Emulator {
     agent_startup_timeout: Duration,
     /// The request header allowlist as given (checked at start); `None`: the default.
     request_header_allowlist: Option<Vec<String>>,
+    #[cfg(feature = "auth")]
     auth: Option<Box<InboundAuth>>,
     max_stream_duration: Duration,
     max_sessions: usize,
@@ -196,6 +198,7 @@ impl Emulator {
             shutdown_grace: Duration::from_secs(10),
             agent_startup_timeout: Duration::from_secs(30),
             request_header_allowlist: None,
+            #[cfg(feature = "auth")]
             auth: None,
             max_stream_duration: Duration::from_secs(3600),
             max_sessions: front::DEFAULT_MAX_SESSIONS,
@@ -371,6 +374,7 @@ impl Emulator {
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
     /// ```
+    #[cfg(feature = "auth")]
     pub fn auth(mut self, auth: InboundAuth) -> Self {
         self.auth = Some(Box::new(auth));
         self

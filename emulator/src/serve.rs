@@ -21,6 +21,12 @@ pub async fn run(args: &Args) -> Result<(), EmulatorError> {
             "serving"
         );
     }
+    if front && !cfg!(feature = "tls") && args.push_notifications != "off" {
+        tracing::info!(
+            "built without the `tls` feature: webhooks at https URLs are not tried (http on \
+             this machine is); `--features tls` builds it in"
+        );
+    }
     shutdown_signal().await;
     started.shutdown().await?;
     if front {

@@ -5,11 +5,17 @@ use std::process::Command;
 
 /// The normal (non-dev, non-build) dependency tree of `package`, one crate name a line.
 fn tree(package: &str) -> Vec<String> {
+    tree_with(package, &[])
+}
+
+/// [`tree`] with more `cargo tree` flags (features).
+fn tree_with(package: &str, flags: &[&str]) -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .args([
             "tree", "-p", package, "-e", "normal", "--prefix", "none", "--format", "{p}",
         ])
+        .args(flags)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap_or_else(|error| panic!("cargo tree -p {package}: {error}"));
@@ -58,6 +64,42 @@ fn the_client_compiles_no_server() {
         assert!(
             !crates.iter().any(|name| name == banned),
             "a2a-lambda-client depends on {banned}: {crates:?}"
+        );
+    }
+}
+
+/// What `make run` builds, and a user's tests by default: an emulator without TLS or crypto
+/// (aws-lc's C code alone took a good part of a first build). `auth` and `tls` bring them.
+#[test]
+fn the_emulator_by_default_compiles_no_tls_or_crypto() {
+    let tls_or_crypto = [
+        "aws-lc-sys",
+        "aws-lc-rs",
+        "rustls",
+        "jsonwebtoken",
+        "aws-sigv4",
+    ];
+    let crates = tree("a2a-lambda-emulator");
+    assert!(
+        crates.iter().any(|name| name == "a2a-lambda-server"),
+        "{crates:?}"
+    );
+    for banned in tls_or_crypto {
+        assert!(
+            !crates.iter().any(|name| name == banned),
+            "a2a-lambda-emulator depends on {banned} by default: {crates:?}"
+        );
+    }
+    let server = tree_with("a2a-lambda-server", &["--no-default-features"]);
+    assert!(
+        !server.iter().any(|name| name == "rustls"),
+        "a2a-lambda-server without its default features depends on rustls: {server:?}"
+    );
+    let with_auth = tree_with("a2a-lambda-emulator", &["--features", "auth"]);
+    for needed in ["jsonwebtoken", "aws-sigv4", "rustls"] {
+        assert!(
+            with_auth.iter().any(|name| name == needed),
+            "a2a-lambda-emulator --features auth lacks {needed}: {with_auth:?}"
         );
     }
 }

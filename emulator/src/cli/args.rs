@@ -151,7 +151,9 @@ pub struct Args {
     /// Inbound auth, as an AgentCore runtime's (default: none): `sigv4` (requests signed
     /// for bedrock-agentcore with --sigv4-credentials, else AWS_ACCESS_KEY_ID and
     /// AWS_SECRET_ACCESS_KEY; else 403 AccessDeniedException) or `jwt` (a bearer token
-    /// checked as a customJWTAuthorizer does; else 401 with WWW-Authenticate).
+    /// checked as a customJWTAuthorizer does; else 401 with WWW-Authenticate). Needs the
+    /// `auth` feature (`cargo run -p a2a-lambda-emulator --features auth`); a binary built
+    /// without it refuses this flag.
     #[arg(long, env = "A2A_AUTH", value_parser = ["sigv4", "jwt"])]
     pub auth: Option<String>,
 

@@ -117,9 +117,7 @@ impl Args {
         if let Some(names) = self.request_header_names() {
             emulator = emulator.request_header_allowlist(names);
         }
-        if let Some(auth) = crate::auth_flags::inbound_auth(self, &env)? {
-            emulator = emulator.auth(auth);
-        }
+        emulator = crate::auth_flags::with_inbound_auth(self, emulator, &env)?;
         emulator = emulator.task_store_bytes(self.task_store_bytes);
         emulator = if self.inspector == "off" {
             emulator.inspector(false)

@@ -10,6 +10,7 @@ use a2a_lambda_server::host::graceful;
 use a2a_lambda_server::tasks::{DEFAULT_IN_MEMORY_CAPACITY, TaskBudget};
 
 use super::{AGENT_STOP_GRACE, AUTHORIZATION_HEADER, Emulator, EmulatorError, Target};
+#[cfg(feature = "auth")]
 use crate::front::auth::{Guard, InboundAuth};
 use crate::front::container::{Backend, Upstream};
 use crate::front::limits::{FaultInjector, RateLimiter};
@@ -39,10 +40,13 @@ impl Emulator {
         // Authorization may be allowlisted only on a runtime with a customJWTAuthorizer
         // (runtime-header-allowlist page); ours, by default, allowlists it there, so the
         // container sees the caller the platform checked.
+        #[cfg(feature = "auth")]
         let jwt_authorizer = self
             .auth
             .as_deref()
             .is_some_and(InboundAuth::forwards_authorization);
+        #[cfg(not(feature = "auth"))]
+        let jwt_authorizer = false;
         let request_header_allowlist = match &self.request_header_allowlist {
             None if jwt_authorizer => RequestHeaderAllowlist::new(
                 DEFAULT_REQUEST_HEADER_ALLOWLIST
@@ -57,6 +61,17 @@ impl Emulator {
         let backend = match self.target {
             Target::Upstream(url) => {
                 a2a_lambda_core::card::validate_url("upstream", &url)?;
+                #[cfg(not(feature = "tls"))]
+                if url
+                    .get(..8)
+                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+                {
+                    return Err(EmulatorError::Config(format!(
+                        "the upstream {url} is https, which needs the emulator's `tls` feature \
+                         (this a2a-emulator was built without it); build it in: \
+                         `cargo run -p a2a-lambda-emulator --features tls -- --upstream …`"
+                    )));
+                }
                 let client = reqwest::Client::builder()
                     .connect_timeout(Duration::from_secs(5))
                     .build()
@@ -125,6 +140,7 @@ impl Emulator {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |elapsed| elapsed.as_nanos() as u64)
         });
+        #[cfg(feature = "auth")]
         let auth = match self.auth {
             Some(auth) => Some(Arc::new(
                 Guard::new(*auth).map_err(|error| EmulatorError::Config(error.to_string()))?,
@@ -144,6 +160,7 @@ impl Emulator {
             ),
             interface_path: a2a_lambda_server::host::http::interface_path(public_url),
             request_header_allowlist,
+            #[cfg(feature = "auth")]
             auth,
             max_stream: self.max_stream_duration,
             qualifier: self.qualifier,

@@ -90,6 +90,7 @@ pub struct FrontConfig {
     /// The caller's headers that reach the container (besides the platform's own).
     pub request_header_allowlist: allowlist::RequestHeaderAllowlist,
     /// Inbound auth, checked before anything else (`None`: off).
+    #[cfg(feature = "auth")]
     pub auth: Option<Arc<auth::Guard>>,
     /// How long a streaming response may last before it is cut.
     pub max_stream: Duration,

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use tower::ServiceBuilder;
 
+#[cfg(feature = "auth")]
 use super::auth::InboundAuthLayer;
 use super::body_limit::BodyLimitLayer;
 use super::card::InvocationCardLayer;
@@ -37,7 +38,7 @@ use crate::inspector::RecordLayer;
 /// | emulator paths | nothing: `/_emulator/*` (webhook sinks, inspector) is the client's side, answered outside the platform | `front/emulator_paths.rs` |
 /// | record | nothing: the inspector's journal of what the steps did | `inspector/recorder.rs` |
 /// | request id | gives each request `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, to the container and on the answer | `front/request_id.rs` |
-/// | inbound auth | SigV4 (403 `AccessDeniedException`) or a `customJWTAuthorizer` (401, RFC 9728 metadata) | `front/auth/mod.rs` (`sigv4.rs`, `jwt.rs`) |
+/// | inbound auth | SigV4 (403 `AccessDeniedException`) or a `customJWTAuthorizer` (401, RFC 9728 metadata); `auth` feature | `front/auth/layer.rs` (`sigv4.rs`, `jwt.rs`) |
 /// | route | reads the path: the container's `/`, card and `/ping`, or `/runtimes/{ARN or id}/…` | `front/routes.rs` |
 /// | StopRuntimeSession | ends a session (restJson1 answers, `clientToken`) | `front/stop_session.rs` |
 /// | session header | checks the session id (400 -32052), starts a new session when there is none, returns it on every answer | `front/session_header.rs` |
@@ -74,6 +75,7 @@ pub fn stack(
         request_timeout,
         interface_path,
         request_header_allowlist,
+        #[cfg(feature = "auth")]
         auth,
         max_stream,
         qualifier,
@@ -81,7 +83,11 @@ pub fn stack(
         journal,
         ..
     } = config;
+    #[cfg(feature = "auth")]
     let auth = auth.map(|guard| InboundAuthLayer::new(guard, &base_url, max_body_bytes));
+    // Without the `auth` feature there is no check to add.
+    #[cfg(not(feature = "auth"))]
+    let auth = None::<tower::layer::util::Identity>;
     let stop = StopSessionLayer::new(
         Arc::clone(&sessions),
         runtime_arn.clone(),

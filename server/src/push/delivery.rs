@@ -15,6 +15,9 @@
 //! addresses is not allowed by the [`TargetPolicy`] — the connect-time check that defeats
 //! DNS rebinding between [`check_url`](super::target::check_url) and the POST. An address
 //! written in the URL bypasses resolvers, so it is checked before each send.
+//!
+//! https needs the crate's `tls` feature (a default); a build without it does not try a
+//! webhook at an https URL: its [`Outcome::GaveUp`], after no attempt, says so.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,6 +43,10 @@ const BODY_READ_LIMIT: usize = 4 * 1024;
 
 /// The longest a connection may take to open (bounded also by the attempt's timeout).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Why a webhook at an https URL is not tried by a build without TLS.
+#[cfg(not(feature = "tls"))]
+const NO_TLS: &str = "https webhooks need TLS, which this build left out (the `tls` feature \
+    of a2a-lambda-server; a2a-lambda-emulator turns it on with its `tls` or `auth` feature)";
 
 /// How hard one notification is tried.
 #[derive(Debug, Clone)]
@@ -241,6 +248,15 @@ impl Webhooks {
             }
         };
         let shown = &*shown(&url);
+        #[cfg(not(feature = "tls"))]
+        if url.scheme() == "https" {
+            let reason = NO_TLS.to_owned();
+            tracing::warn!(url = shown, %reason, "push notification not sent");
+            return Outcome::GaveUp {
+                attempts: 0,
+                reason,
+            };
+        }
         let headers = match headers(notification) {
             Ok(headers) => headers,
             Err(reason) => {

@@ -16,7 +16,8 @@
 //! Why not `tracing-appender`'s non-blocking writer: it copies each line into a message of
 //! its own and wakes its writer thread for nearly every line on a quiet-to-busy server,
 //! which cost more per request than writing to stderr directly did (measured with
-//! `scripts/load.py`; figures in the README).
+//! `scripts/load.py`; figures in the guide's docs/src/reference/limits.md and
+//! docs/src/contributing/benchmarks.md).
 //!
 //! ```
 //! use a2a_lambda_server::host::logging::Logging;

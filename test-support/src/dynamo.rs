@@ -1,5 +1,5 @@
 //! DynamoDB tables and task stores on this process's moto server ([`crate::moto`]): every
-//! test makes its own table (with the owner index and time to live, as the README
+//! test makes its own table (with the owner index and time to live, as the guide
 //! describes), and clients as the function builds them.
 
 use a2a_lambda_dynamodb::{DynamoSettings, DynamoTaskStore, OWNER_INDEX};
@@ -35,7 +35,7 @@ pub fn store(settings: &DynamoSettings) -> DynamoTaskStore {
     DynamoTaskStore::with_client(client(settings), settings)
 }
 
-/// Makes a table as the README describes: key `id`, the context index, TTL on `expiresAt`.
+/// Makes a table as the guide describes (docs/src/hosting/dynamodb.md): key `id`, the context index, TTL on `expiresAt`.
 ///
 /// # Panics
 /// When moto refuses.

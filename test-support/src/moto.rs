@@ -6,7 +6,7 @@
 //! does so first. Without it these tests fail, saying so: they never pass silently.
 //!
 //! One server is started per test process, on a free port, and every test makes its own
-//! table (with the owner index and time to live, as the README describes). The server is
+//! table (with the owner index and time to live, as the guide describes (docs/src/hosting/dynamodb.md)). The server is
 //! killed when its handle drops, and in any case when this process ends: it watches its
 //! standard input, and exits when the pipe closes.
 

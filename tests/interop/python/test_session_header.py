@@ -2,7 +2,7 @@
 
 AgentCore puts each invocation without `X-Amzn-Bedrock-AgentCore-Runtime-Session-Id` in a
 new session (a microVM of its own), so a client that sends none cannot get back the task
-it just made: the get answers -32001 (TaskNotFoundError). The two ways the README shows
+it just made: the get answers -32001 (TaskNotFoundError). The two ways the guide shows (docs/src/emulator/sessions.md)
 to send the header: an httpx client with default headers, or a `ClientCallContext` whose
 `service_parameters` the SDK's JSON-RPC transport sends as HTTP headers on that call.
 

@@ -126,6 +126,39 @@ async fn a_success_is_the_agents_answer_with_the_session_echoed() {
 }
 
 #[tokio::test]
+async fn a_streamed_answer_reaches_the_sdk_as_server_sent_events() {
+    let emulator = Emulator::start(&[]);
+    let session = session_id("sdk-sse");
+    let payload = Blob::new(rpc(
+        &json!("sse-1"),
+        "message/stream",
+        send_params("sse-1", "hello"),
+    ));
+    let output = invoke(&no_retry(&emulator), ARN, None, &session, payload)
+        .await
+        .unwrap();
+    assert!(
+        output.content_type().starts_with("text/event-stream"),
+        "{output:?}"
+    );
+    assert_eq!(output.runtime_session_id(), Some(session.as_str()));
+    let bytes = output.response.collect().await.unwrap().into_bytes();
+    let events: Vec<Value> = String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| serde_json::from_str(data.trim()).unwrap())
+        .collect();
+    assert!(!events.is_empty());
+    assert!(
+        events.iter().all(|event| event["id"] == "sse-1"),
+        "{events:?}"
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["result"]["final"], true, "{last}");
+}
+
+#[tokio::test]
 async fn an_unknown_runtime_or_qualifier_is_resource_not_found() {
     let emulator = Emulator::start(&["--runtime-arn", OTHER_ARN]);
     let client = no_retry(&emulator);

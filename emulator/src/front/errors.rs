@@ -77,6 +77,23 @@ mod tests {
         }
     }
 
+    /// AWS's own error answers (StopRuntimeSession, SigV4, the session quota) name the same
+    /// exceptions with the same statuses as the table the platform refusals use.
+    #[test]
+    fn awss_own_answers_agree_with_the_table() {
+        use crate::front::aws_error::AwsError;
+        for (aws, refusal) in [
+            (AwsError::ResourceNotFound, Refusal::UnknownRoute),
+            (AwsError::Validation, Refusal::PlatformValidation),
+            (AwsError::Throttling, Refusal::Throttled),
+            (AwsError::Conflict, Refusal::Conflict),
+            (AwsError::InternalServer, Refusal::Internal),
+        ] {
+            let row = ErrorProfile::AgentCore.row(refusal);
+            assert_eq!((aws.type_name(), aws.status()), (row.name, row.http_status));
+        }
+    }
+
     #[tokio::test]
     async fn the_body_stays_json_rpc_with_the_requests_id() {
         let response = platform_error(Refusal::Throttled, Id::String("a".to_owned()), "rate limit");

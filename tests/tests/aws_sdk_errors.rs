@@ -2,8 +2,9 @@
 //! `invoke_agent_runtime`, pointed at an in-process emulator, gets what it gets from AWS. A
 //! success is the agent's answer with the session id echoed; each platform refusal is the
 //! modelled `InvokeAgentRuntimeError` variant (the emulator names it in `x-amzn-ErrorType`,
-//! as AWS does), while the body stays the JSON-RPC error A2A clients read; and the SDK's
-//! standard retry retries a throttle or a session that is starting.
+//! as AWS does), while the body stays the JSON-RPC error A2A clients read; the SDK's
+//! standard retry retries a throttle or a session that is starting; a streamed answer is
+//! read as server-sent events; and the SDK's SigV4 signature passes `--auth sigv4`.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::time::Duration;
@@ -20,20 +21,28 @@ use aws_sdk_bedrockagentcore::operation::invoke_agent_runtime::{
 };
 use aws_sdk_bedrockagentcore::primitives::Blob;
 
-/// A client of the emulator at `emulator`: test credentials (the emulator without `--auth`
-/// reads no signature), a region, and `retry`.
+/// The access key id of the tests' credentials.
+const ACCESS_KEY: &str = "AKIDEMULATORTEST";
+/// Their secret.
+const SECRET: &str = "emulator-test-secret";
+
+/// A client of the emulator at `emulator`: the tests' credentials (an emulator without
+/// `--auth` reads no signature), a region, and `retry`.
 fn client(emulator: &Emulator, retry: RetryConfig) -> aws_sdk_bedrockagentcore::Client {
+    signing_with(emulator, SECRET, retry)
+}
+
+/// [`client`], signing with `secret`.
+fn signing_with(
+    emulator: &Emulator,
+    secret: &str,
+    retry: RetryConfig,
+) -> aws_sdk_bedrockagentcore::Client {
     let config = aws_sdk_bedrockagentcore::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(emulator.base_url())
         .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new(
-            "AKIDEMULATORTEST",
-            "emulator-test-secret",
-            None,
-            None,
-            "test",
-        ))
+        .credentials_provider(Credentials::new(ACCESS_KEY, secret, None, None, "test"))
         .retry_config(retry)
         .build();
     aws_sdk_bedrockagentcore::Client::from_conf(config)
@@ -329,4 +338,24 @@ async fn the_sdks_standard_retry_retries_a_throttle_and_a_starting_session() {
         let refused = invoke(&no_retry(&again), ARN, None, &session, send("r-2")).await;
         assert!(refused.is_err(), "{fault}: {refused:?}");
     }
+}
+
+/// Under `--auth sigv4`, the SDK's own signature passes, and one made with another secret
+/// is the modelled `AccessDeniedException`.
+#[tokio::test]
+async fn the_sdks_signature_passes_sigv4_auth_and_a_wrong_one_is_access_denied() {
+    let credentials = format!("{ACCESS_KEY}:{SECRET}");
+    let emulator = Emulator::start(&["--auth", "sigv4", "--sigv4-credentials", &credentials]);
+    let session = session_id("sdk-sigv4");
+    let output = invoke(&no_retry(&emulator), ARN, None, &session, send("sig-1"))
+        .await
+        .unwrap();
+    assert_eq!(payload_of(output).await["id"], "sig-1");
+    let other = signing_with(&emulator, "another-secret", RetryConfig::disabled());
+    let error = service_error(
+        invoke(&other, ARN, None, &session, send("sig-2")).await,
+        "AccessDeniedException",
+        403,
+    );
+    assert!(error.is_access_denied_exception(), "{error:?}");
 }

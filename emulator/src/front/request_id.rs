@@ -1,6 +1,8 @@
 //! The platform's request id: AgentCore gives each request an
 //! `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, passes it to the container (which logs it
 //! as its own request id) and returns it on the response. A caller's own is replaced.
+//! The same id is AWS's `x-amzn-RequestId` on every answer, as on any AWS API's: AWS's SDKs
+//! read it into their outputs' and errors' `request_id()`.
 //!
 //! The step also opens the request's `invocation` span, so every later step logs under it.
 
@@ -13,10 +15,13 @@ use futures_util::FutureExt as _;
 use tower::{Layer, Service};
 use tracing::Instrument as _;
 
+use super::aws_error::AWS_REQUEST_ID_HEADER;
 use super::step::{Answer, Next};
 
 /// The platform's request id header.
 pub(crate) static PLATFORM_REQUEST_ID: HeaderName = HeaderName::from_static(REQUEST_ID_HEADER);
+/// AWS's request id header.
+static AWS_REQUEST_ID: HeaderName = HeaderName::from_static(AWS_REQUEST_ID_HEADER);
 
 /// Gives each request the platform's request id.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,7 +64,9 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
         Box::pin(answer.instrument(span).map(move |answered| {
             answered.map(|mut response| {
                 if let Some(value) = request_id {
-                    response.headers_mut().insert(&PLATFORM_REQUEST_ID, value);
+                    let headers = response.headers_mut();
+                    headers.insert(AWS_REQUEST_ID.clone(), value.clone());
+                    headers.insert(&PLATFORM_REQUEST_ID, value);
                 }
                 response
             })
@@ -96,6 +103,7 @@ mod tests {
             .unwrap();
         let given = response.headers().get(&PLATFORM_REQUEST_ID).unwrap();
         assert_ne!(given, "the-callers-own");
+        assert_eq!(response.headers().get(AWS_REQUEST_ID_HEADER), Some(given));
         assert_eq!(response.headers().get("x-container-saw"), Some(given));
         let other = PlatformRequestIdLayer
             .layer(echo_path())

@@ -31,13 +31,15 @@ use crate::inspector::RecordLayer;
 /// The front over `sessions`: what AgentCore Runtime does between a client and the
 /// session's container, one step a layer, top to bottom in the order AgentCore does it.
 /// A step either answers (a refusal, a card, a stop) or passes the request on, and may
-/// change the answer on its way back; the journal reads what the steps noted on it.
+/// change the answer on its way back; the journal reads what the steps noted on it. Every
+/// refusal names its AWS exception in `x-amzn-ErrorType` (`front/errors.rs`), as AWS's SDKs
+/// expect.
 ///
 /// | Step | What AgentCore does | Layer's file (`emulator/src/…`) |
 /// |---|---|---|
 /// | emulator paths | nothing: `/_emulator/*` (webhook sinks, inspector) is the client's side, answered outside the platform | `front/emulator_paths.rs` |
 /// | record | nothing: the inspector's journal of what the steps did | `inspector/recorder.rs` |
-/// | request id | gives each request `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, to the container and on the answer | `front/request_id.rs` |
+/// | request id | gives each request `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, to the container and on the answer (there also as AWS's `x-amzn-RequestId`) | `front/request_id.rs` |
 /// | inbound auth | SigV4 (403 `AccessDeniedException`) or a `customJWTAuthorizer` (401, RFC 9728 metadata); `auth` feature | `front/auth/layer.rs` (`sigv4.rs`, `jwt.rs`) |
 /// | route | reads the path: the container's `/`, card and `/ping`, or `/runtimes/{ARN or id}/…` | `front/routes.rs` |
 /// | StopRuntimeSession | ends a session (restJson1 answers, `clientToken`) | `front/stop_session.rs` |

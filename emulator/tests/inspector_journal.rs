@@ -54,8 +54,13 @@ fn stable(mut record: Value) -> Value {
         assert!(record.get(field).is_some(), "{field} in {record}");
         record[field] = json!("…");
     }
+    // AWS's request id for AWS's SDKs is the platform's request id, under restJson1's name.
+    let responses = &record["responseHeaders"];
+    if let Some(aws) = responses.get("x-amzn-requestid") {
+        assert_eq!(Some(aws), responses.get(REQUEST_ID_HEADER), "{responses}");
+    }
     for headers in ["containerHeaders", "responseHeaders"] {
-        for name in [REQUEST_ID_HEADER, "x-request-id"] {
+        for name in [REQUEST_ID_HEADER, "x-amzn-requestid", "x-request-id"] {
             if let Some(id) = record[headers].get_mut(name) {
                 assert_eq!(id.as_str().unwrap().len(), 36, "a request id: {id}");
                 *id = json!("…");
@@ -129,6 +134,7 @@ async fn a_send_is_journaled_as_the_caller_sent_it_and_the_container_received_it
                 "content-length": answer.len().to_string(),
                 SESSION_HEADER: session,
                 REQUEST_ID_HEADER: "…",
+                "x-amzn-requestid": "…",
                 "x-request-id": "…",
             },
             "requestBody": payload,

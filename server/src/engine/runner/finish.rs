@@ -19,7 +19,7 @@ impl Drop for RunnerGuard {
     /// write, say: the agent's own panics are caught) or the runtime is stopping. Whatever
     /// the agent started is cancelled, and its callers are answered -32603 at once. When
     /// the task is still this runner's (no follow-up message took it over), its followers
-    /// get the error too, it leaves the registry (`/ping` no longer counts it), and a task
+    /// get the error too, it leaves the registry (`/ping` stops counting it), and a task
     /// of its own marks it failed in the store, as an agent's failure would — while the
     /// runtime runs: a runtime that is stopping runs no new task, and the store keeps the
     /// task as it last saved it.

@@ -153,8 +153,8 @@ pub(crate) fn start(
                 drop(runner);
             }
             Ok(Poll::Ready(())) => {
-                // Answer after the other requests that are ready now, as when the runner was
-                // spawned: under load the answers then leave together, and a client waiting on
+                // Answer after the other requests that are ready now, as a spawned runner
+                // does: under load the answers then leave together, and a client waiting on
                 // several connections is woken once for them, not once per answer, which
                 // costs less CPU per request (figures in BENCHMARKS.md).
                 tokio::task::yield_now().await;

@@ -8,6 +8,9 @@
 # (python/test_agent_cmd.py starts that emulator itself). And both official clients with a
 # bearer token from `a2a-emulator token` through `--auth jwt` (python/test_jwt_auth.py,
 # js/jwt_auth.test.js start their own emulators).
+# And AWS's own SDKs for Python and JS, boto3's bedrock-agentcore client and
+# @aws-sdk/client-bedrock-agentcore, through the emulator as through AgentCore
+# (python/test_boto3.py, js/aws_sdk.test.js start their own emulators).
 # And HTTP+JSON: both official clients told to prefer it against one a2a-container (echo
 # agent, both bindings; python/test_rest_client.py, js/rest_client.test.js), and our CLI
 # with --binding http+json against the SDK echo servers' REST routes (test_our_cli.py).
@@ -120,9 +123,11 @@ echo "interop: Python a2a-sdk agent run per session by a2a-emulator --agent-cmd"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_agent_cmd.py) || status=1
 echo "interop: Python a2a-sdk with a token from a2a-emulator token, through --auth jwt"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_jwt_auth.py) || status=1
+echo "interop: AWS's boto3 (bedrock-agentcore) against the emulator: both versions, streams, refusals as modelled exceptions, retries, StopRuntimeSession"
+(cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_boto3.py) || status=1
 echo "interop: official Python client over HTTP+JSON against a2a-container"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py) || status=1
-echo "interop: JS @a2a-js/sdk (jwt_auth.test.js starts its own emulator with --auth jwt; rest_client.test.js uses a2a-container)"
+echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_auth.test.js and aws_sdk.test.js start their own emulators; rest_client.test.js uses a2a-container)"
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"

@@ -22,6 +22,7 @@ use futures_util::future::Either;
 use futures_util::{FutureExt as _, TryStreamExt as _};
 use tower::ServiceExt as _;
 
+use super::ping_report::Activity;
 use super::process::{AgentProcess, ProcessSpec};
 use super::task_owners::{SessionTasks, TaskOwners};
 
@@ -222,12 +223,16 @@ fn hop_by_hop(name: &HeaderName) -> bool {
 }
 
 impl Container {
-    /// True while the container works on a task (its `/ping` says HealthyBusy).
-    pub fn busy(&self) -> bool {
+    /// What the container says of its work, for its session's idle clock: an in-process
+    /// engine at work is busy; an agent process's pings are read as AWS reads them
+    /// (`front/ping_report.rs`); an upstream reports nothing.
+    pub(crate) fn activity(&self) -> Activity {
         match self {
-            Self::InProcess { engine, .. } => engine.running_tasks() > 0,
-            Self::Upstream(_) => false,
-            Self::Process(process) => process.started().is_some_and(|process| process.busy()),
+            Self::InProcess { engine, .. } if engine.running_tasks() > 0 => Activity::Busy,
+            Self::InProcess { .. } | Self::Upstream(_) => Activity::Unreported,
+            Self::Process(process) => process
+                .started()
+                .map_or(Activity::Unreported, |process| process.activity()),
         }
     }
 

@@ -1,5 +1,5 @@
-//! The emulator's own paths, `/_emulator/*`: the webhook sinks and, when it is on, the
-//! inspector. They are the client's side, none of AgentCore's paths, so they are answered
+//! The emulator's own paths, `/_emulator/*`: readiness (`front/readiness.rs`), the webhook
+//! sinks and, when it is on, the inspector. They are the client's side, none of AgentCore's paths, so they are answered
 //! before the platform: no journal entry, request id, auth, session header, throttling or
 //! faults.
 
@@ -10,6 +10,8 @@ use axum::extract::Request;
 use futures_util::FutureExt as _;
 use tower::{Layer, Service};
 
+use super::readiness::{self, READY_PATH};
+use super::sessions::Sessions;
 use super::step::{self, Answer, Next};
 use super::webhooks::{self, Sinks};
 use crate::inspector::{self, Journal};
@@ -17,14 +19,24 @@ use crate::inspector::{self, Journal};
 /// Answers `/_emulator/*`; everything else goes on to the platform.
 #[derive(Clone)]
 pub(crate) struct EmulatorPathsLayer {
+    sessions: Arc<Sessions>,
     sinks: Arc<Sinks>,
     journal: Option<Journal>,
 }
 
 impl EmulatorPathsLayer {
-    /// The webhook `sinks`, and the inspector over `journal` when it is on.
-    pub(crate) fn new(sinks: Arc<Sinks>, journal: Option<Journal>) -> Self {
-        Self { sinks, journal }
+    /// Readiness over `sessions`, the webhook `sinks`, and the inspector over `journal`
+    /// when it is on.
+    pub(crate) fn new(
+        sessions: Arc<Sessions>,
+        sinks: Arc<Sinks>,
+        journal: Option<Journal>,
+    ) -> Self {
+        Self {
+            sessions,
+            sinks,
+            journal,
+        }
     }
 }
 
@@ -60,6 +72,9 @@ impl<S: Next<axum::body::Body>> Service<Request> for EmulatorPaths<S> {
         if !webhooks::is_emulator_path(path) {
             return step::pass(&mut self.inner, request);
         }
+        if path == READY_PATH {
+            return step::now(readiness::ready(request.method(), &self.paths.sessions));
+        }
         if let Some(journal) = &self.paths.journal
             && inspector::is_inspector_path(path)
         {
@@ -72,6 +87,7 @@ impl<S: Next<axum::body::Body>> Service<Request> for EmulatorPaths<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::sessions::testing::sessions;
     use crate::front::step::testing::{echo_path, read};
     use axum::body::Body;
     use tower::ServiceExt as _;
@@ -85,12 +101,23 @@ mod tests {
 
     #[tokio::test]
     async fn the_emulators_paths_are_answered_here_and_the_rest_goes_on() {
-        let on = EmulatorPathsLayer::new(Arc::default(), Some(Journal::new(10, 100)));
+        let on = EmulatorPathsLayer::new(
+            Arc::new(sessions()),
+            Arc::default(),
+            Some(Journal::new(10, 100)),
+        );
         assert_eq!(get(&on, "/ping").await, (200, "/ping".to_owned()));
+        assert_eq!(
+            get(&on, "/_emulator/ready").await,
+            (
+                200,
+                r#"{"liveSessions":0,"maxSessions":100,"status":"ready"}"#.to_owned()
+            )
+        );
         assert_eq!(get(&on, "/_emulator/webhooks").await.1, r#"{"sinks":[]}"#);
         assert!(get(&on, "/_emulator/").await.1.contains("<html"));
         // The inspector off: its paths are the sinks' (which know none of them).
-        let off = EmulatorPathsLayer::new(Arc::default(), None);
+        let off = EmulatorPathsLayer::new(Arc::new(sessions()), Arc::default(), None);
         assert_eq!(get(&off, "/_emulator/").await.0, 404);
     }
 }

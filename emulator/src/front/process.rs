@@ -4,15 +4,14 @@
 //! A session's process runs `sh -c COMMAND` in a process group of its own, told where to
 //! listen (`PORT`, `A2A_HOST`), its public URL (`AGENTCORE_RUNTIME_URL`) and its session
 //! (`A2A_SESSION_ID`). A supervisor task owns it: it waits for `GET /ping` to answer 200
-//! (the session is *starting* until then), then asks `/ping` every second whether the agent
-//! is `HealthyBusy`, and on stop sends the group SIGTERM, then SIGKILL after a grace. Each
+//! (the session is *starting* until then), then asks `/ping` every second what the agent is
+//! doing (read as AWS reads it: `front/ping_report.rs`), and on stop sends the group SIGTERM, then SIGKILL after a grace. Each
 //! line the process prints is logged, prefixed with the session id. Calls reach it as an
 //! [`Upstream`] at `http://127.0.0.1:PORT`.
 
 use a2a_lambda_server::push::target::TargetPolicy;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -24,6 +23,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::container::{RuntimeFailure, Upstream};
+use super::ping_report::{Activity, PingLedger, PingReport};
 pub use super::processes::Processes;
 
 /// How often a ready process's `/ping` is asked whether it is busy.
@@ -89,7 +89,7 @@ pub struct AgentProcess {
     /// How calls reach it.
     upstream: Arc<Upstream>,
     phase: watch::Receiver<Phase>,
-    busy: Arc<AtomicBool>,
+    pings: Arc<PingLedger>,
     stop: watch::Sender<bool>,
     /// The `sh` that runs the command, leader of the process group.
     pid: Option<u32>,
@@ -113,7 +113,7 @@ impl AgentProcess {
     pub fn start(spec: &ProcessSpec, label: &str, session: Option<&str>) -> Self {
         let (phase_tx, phase) = watch::channel(Phase::Starting);
         let (stop, stop_rx) = watch::channel(false);
-        let busy = Arc::new(AtomicBool::new(false));
+        let pings = Arc::new(PingLedger::new(label));
         let port = spec.processes.free_port().unwrap_or(0);
         let upstream = Arc::new(Upstream {
             base: format!("http://127.0.0.1:{port}"),
@@ -138,7 +138,7 @@ impl AgentProcess {
                     label: label.to_owned(),
                     upstream: Arc::clone(&upstream),
                     phase: phase_tx,
-                    busy: Arc::clone(&busy),
+                    pings: Arc::clone(&pings),
                     startup_timeout: spec.startup_timeout,
                     grace: spec.stop_grace,
                 };
@@ -157,7 +157,7 @@ impl AgentProcess {
             label: label.to_owned(),
             upstream,
             phase,
-            busy,
+            pings,
             stop,
             pid,
         }
@@ -178,9 +178,10 @@ impl AgentProcess {
         matches!(*self.phase.borrow(), Phase::Gone(_))
     }
 
-    /// True while its last `/ping` said `HealthyBusy`.
-    pub fn busy(&self) -> bool {
-        self.busy.load(Ordering::Acquire)
+    /// What its pings mean for its session's idle clock, as AWS reads them
+    /// (`front/ping_report.rs`).
+    pub(crate) fn activity(&self) -> Activity {
+        self.pings.activity()
     }
 
     /// Stops it: SIGTERM to its group now, SIGKILL after the grace.
@@ -273,7 +274,7 @@ struct Supervisor {
     label: String,
     upstream: Arc<Upstream>,
     phase: watch::Sender<Phase>,
-    busy: Arc<AtomicBool>,
+    pings: Arc<PingLedger>,
     startup_timeout: Duration,
     grace: Duration,
 }
@@ -326,7 +327,7 @@ impl Supervisor {
                 reason
             }
         };
-        self.busy.store(false, Ordering::Release);
+        self.pings.clear();
         self.phase.send_replace(Phase::Failed(reason.clone()));
         terminate(&mut child, group, self.grace).await;
         tracing::info!(session_id = self.label, "agent process gone");
@@ -348,7 +349,7 @@ impl Supervisor {
             .map_err(|_| format!("its /ping did not answer 200 within {timeout:?}"))
     }
 
-    /// While ready: records whether `/ping` says busy, until it exits or is stopped.
+    /// While ready: records what each `/ping` says, until it exits or is stopped.
     async fn serve(
         &self,
         child: &mut Child,
@@ -362,15 +363,14 @@ impl Supervisor {
                 () = stopped.as_mut() => return End::Stopped("stopped".to_owned()),
                 status = child.wait() => return End::Exited(exit_reason(status, "")),
                 _ = tick.tick() => {
-                    let busy = self.ping().await.is_some_and(|status| status == "HealthyBusy");
-                    self.busy.store(busy, Ordering::Release);
+                    self.pings.record(self.ping().await);
                 }
             }
         }
     }
 
-    /// The `status` of a `/ping` that answered 200 (empty when its body has none).
-    async fn ping(&self) -> Option<String> {
+    /// What a `/ping` that answered 200 said.
+    async fn ping(&self) -> Option<PingReport> {
         let answer = self
             .upstream
             .client
@@ -383,10 +383,7 @@ impl Supervisor {
             return None;
         }
         let body = answer.bytes().await.ok()?;
-        let status = serde_json::from_slice::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|json| json.get("status")?.as_str().map(str::to_owned));
-        Some(status.unwrap_or_default())
+        Some(PingReport::parse(&body))
     }
 }
 

@@ -6,7 +6,9 @@
 //! then has its full time.
 //!
 //! A `/ping` is a health check, not an invocation: it reaches a starting or busy session's
-//! container too, and does not count as in flight.
+//! container too, and does not count as in flight. One without a session header starts no
+//! session: while the default session is not live, the emulator answers it itself
+//! (`front/readiness.rs`).
 //!
 //! The session entered rides in the request's extensions ([`Entered`]) to the container
 //! call; its in-flight mark lives as long as the answer's body (`stream_end`).
@@ -21,7 +23,8 @@ use axum::response::Response;
 use tower::{Layer, Service};
 
 use super::errors::platform_error;
-use super::explain::Explained;
+use super::explain::{Caller, Explained};
+use super::readiness;
 use super::routes::{Route, route_of};
 use super::session_header::session_of;
 use super::sessions::{InFlight, Session, Sessions, Unavailable};
@@ -90,6 +93,12 @@ impl<S: Next<Bytes>> Service<Request<Bytes>> for SessionEntry<S> {
         };
         let sessions = &self.layer.sessions;
         if matches!(route_of(&request), Some(Route::Ping)) {
+            // A readiness check names no session: it starts none (`front/readiness.rs`).
+            let named =
+                session_of(&request).is_some_and(|call| matches!(call.caller, Caller::Header));
+            if !named && !sessions.is_live(session.as_str()) {
+                return step::now(readiness::own_ping(sessions));
+            }
             return match sessions.enter_for_health(session.as_str()) {
                 Ok(session) => {
                     request.extensions_mut().insert(Entered {

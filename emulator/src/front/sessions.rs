@@ -8,8 +8,12 @@
 //!
 //! With an agent command (`--agent-cmd`) a session is also starting until its process's
 //! `/ping` first answers 200, and stopping until its process has exited; a session whose
-//! process exited or never listened is over (the next invocation starts a new one), and a
-//! session whose process says `HealthyBusy` is in use.
+//! process exited or never listened is over (the next invocation starts a new one). Its
+//! `/ping` sets the idle clock as AWS reads it (`front/ping_report.rs`): `HealthyBusy` with
+//! a `time_of_last_update` is in use; `Healthy` with one is idle since that time (or the
+//! last invocation, if later); without the time the clock runs from the last invocation,
+//! even while it says `HealthyBusy`. A session kept past its idle timeout, or ended while
+//! its agent says `HealthyBusy`, is logged with why.
 //!
 //! A session also ends when it is stopped ([`Sessions::stop`]: StopRuntimeSession, or the
 //! `session-lost` fault): its open streams are cut, its container stopped, and it is
@@ -20,12 +24,13 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use a2a_lambda_core::card::CardError;
 use tokio::sync::watch;
 
 use super::container::{Backend, Container};
+use super::ping_report::Activity;
 use crate::inspector::SessionWatch;
 
 /// Session lifecycle settings.
@@ -49,8 +54,11 @@ pub struct Session {
     pub container: Container,
     created: Instant,
     ready_at: Instant,
-    /// When the last invocation ended, in nanoseconds after `created`.
+    /// When the session was last in use (an invocation ended, or its agent said it was
+    /// busy), in nanoseconds after `created`.
     last_used: AtomicU64,
+    /// When its last invocation ended, in nanoseconds after `created`.
+    last_invoked: AtomicU64,
     in_flight: AtomicUsize,
     /// Set once the session has ended: its open streams end with it.
     ended: watch::Sender<bool>,
@@ -58,6 +66,8 @@ pub struct Session {
     watch: Option<(SessionWatch, Box<str>)>,
     /// The journal has been told the session is ready.
     ready_noted: std::sync::atomic::AtomicBool,
+    /// Why the session was last said to be kept past its idle timeout (0: not said).
+    kept_noted: std::sync::atomic::AtomicU8,
 }
 
 /// Why an invocation cannot use its session now.
@@ -89,6 +99,9 @@ impl Drop for InFlight {
         let session = &self.session;
         let before = session.in_flight.fetch_sub(1, Ordering::AcqRel);
         session.touch();
+        session
+            .last_invoked
+            .store(session.last_used.load(Ordering::Acquire), Ordering::Release);
         if before == 1
             && let Some((watch, id)) = &session.watch
         {
@@ -104,9 +117,14 @@ impl Session {
         self.last_used.store(used, Ordering::Release);
     }
 
-    /// When its last invocation ended (when it was made, before any).
+    /// When it was last in use (when it was made, before any use).
     fn last_used(&self) -> Instant {
         self.created + Duration::from_nanos(self.last_used.load(Ordering::Acquire))
+    }
+
+    /// When its last invocation ended (when it was made, before any).
+    fn last_invoked(&self) -> Instant {
+        self.created + Duration::from_nanos(self.last_invoked.load(Ordering::Acquire))
     }
 
     /// Whether it takes invocations: its startup time has passed and its container is no
@@ -124,6 +142,22 @@ impl Session {
             && !self.ready_noted.swap(true, Ordering::AcqRel)
         {
             watch.ready(id);
+        }
+    }
+
+    /// Logs, once for each reason, that the session outlives its idle timeout counted from
+    /// its last invocation, and why: what its agent's `/ping` says.
+    fn note_kept(&self, id: &str, activity: Activity) {
+        let (code, why) = match activity {
+            Activity::Busy => (1, "its /ping says HealthyBusy with a time_of_last_update"),
+            Activity::IdleSince(_) => (
+                2,
+                "its /ping's time_of_last_update is recent: a container that moves it on every ping keeps its session (and its bill) until max lifetime, on AWS too",
+            ),
+            Activity::Unreported | Activity::BusyUnstamped => return,
+        };
+        if self.kept_noted.swap(code, Ordering::AcqRel) != code {
+            tracing::info!(session_id = id, why, "session kept past its idle timeout");
         }
     }
 
@@ -172,6 +206,8 @@ pub struct Sessions {
     slots: Mutex<HashMap<String, Slot>>,
     /// The inspector's journal, told of every session's lifecycle (`None`: off).
     watch: Option<SessionWatch>,
+    /// When these sessions' emulator started, in Unix seconds.
+    started_unix: u64,
 }
 
 impl Sessions {
@@ -182,6 +218,9 @@ impl Sessions {
             policy,
             slots: Mutex::new(HashMap::new()),
             watch: None,
+            started_unix: SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs()),
         }
     }
 
@@ -189,6 +228,26 @@ impl Sessions {
     pub(crate) fn watched(mut self, watch: Option<SessionWatch>) -> Self {
         self.watch = watch;
         self
+    }
+
+    /// How many sessions are live, and `--max-sessions`.
+    pub(crate) fn live_and_max(&self) -> (usize, usize) {
+        let live = self
+            .lock()
+            .values()
+            .filter(|slot| matches!(slot, Slot::Live(_)))
+            .count();
+        (live, self.policy.max_sessions)
+    }
+
+    /// Whether session `id` is live (started, not ended), without starting it.
+    pub(crate) fn is_live(&self, id: &str) -> bool {
+        matches!(self.lock().get(id), Some(Slot::Live(_)))
+    }
+
+    /// When the emulator these sessions belong to started, in Unix seconds.
+    pub(crate) fn started_unix(&self) -> u64 {
+        self.started_unix
     }
 
     /// Ends the live session in `slot`, telling the journal why.
@@ -282,10 +341,12 @@ impl Sessions {
             created: now,
             ready_at: now + startup,
             last_used: AtomicU64::new(0),
+            last_invoked: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
             ended: watch::Sender::new(false),
             watch: self.watch.clone().map(|watch| (watch, id.into())),
             ready_noted: std::sync::atomic::AtomicBool::new(false),
+            kept_noted: std::sync::atomic::AtomicU8::new(0),
         });
         slots.insert(id.to_owned(), Slot::Live(Arc::clone(&session)));
         tracing::info!(session_id = id, "session started");
@@ -321,27 +382,56 @@ impl Sessions {
         slots.retain(|id, slot| match slot {
             Slot::Stopping { until, container } => now < *until || !container.stopped(),
             Slot::Live(session) => {
-                let busy = session.container.busy();
-                if busy {
+                let activity = session.container.activity();
+                if activity == Activity::Busy {
                     // An agent at work is in use: its idle time starts when it is done.
                     session.touch();
                 }
-                let idle = session.in_flight.load(Ordering::Acquire) == 0
-                    && !busy
-                    && now.saturating_duration_since(session.last_used())
-                        >= self.policy.idle_timeout;
+                let last_used = session.last_used();
+                // A `Healthy` ping's time is the end of the agent's last work: idle since
+                // then, or since the last invocation if that came later.
+                let idle_since = match activity {
+                    Activity::IdleSince(time) => last_used.max(instant_of(time, now)),
+                    Activity::Busy | Activity::Unreported | Activity::BusyUnstamped => last_used,
+                };
+                let unused = session.in_flight.load(Ordering::Acquire) == 0;
+                let timeout = self.policy.idle_timeout;
+                let idle = unused
+                    && activity != Activity::Busy
+                    && now.saturating_duration_since(idle_since) >= timeout;
+                if unused
+                    && !idle
+                    && now.saturating_duration_since(session.last_invoked()) >= timeout
+                {
+                    session.note_kept(id, activity);
+                }
                 let expired = now.duration_since(session.created) >= self.policy.max_lifetime;
                 let failed = session.container.ended();
                 if idle || expired || failed {
-                    tracing::info!(session_id = id, idle, expired, failed, "session ended");
-                    ended += 1;
                     let why = if failed {
                         "agent process ended"
                     } else if expired {
                         "max lifetime"
                     } else {
-                        "idle timeout"
+                        activity.idle_end_reason()
                     };
+                    if activity == Activity::BusyUnstamped && !failed && !expired {
+                        tracing::warn!(
+                            session_id = id,
+                            why,
+                            "session ended while its agent said HealthyBusy"
+                        );
+                    } else {
+                        tracing::info!(
+                            session_id = id,
+                            idle,
+                            expired,
+                            failed,
+                            why,
+                            "session ended"
+                        );
+                    }
+                    ended += 1;
                     slot.end(now, self.policy.startup);
                     if let Some(watch) = &self.watch {
                         watch.stopped(id, why);
@@ -358,6 +448,14 @@ impl Sessions {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The instant of wall-clock `time`, as read at `now` (a time to come is now).
+fn instant_of(time: SystemTime, now: Instant) -> Instant {
+    let age = SystemTime::now()
+        .duration_since(time)
+        .unwrap_or(Duration::ZERO);
+    now.checked_sub(age).unwrap_or(now)
 }
 
 /// Reaps sessions every second while the emulator that made them lives.

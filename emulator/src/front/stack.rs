@@ -25,6 +25,7 @@ use super::sessions::Sessions;
 use super::stop_session::StopSessionLayer;
 use super::stream_end::StreamBoundLayer;
 use super::throttle::ThrottleLayer;
+use super::trace_echo::TraceEchoLayer;
 use super::{FrontConfig, FrontService, InvalidSessionId};
 use crate::inspector::RecordLayer;
 
@@ -37,11 +38,12 @@ use crate::inspector::RecordLayer;
 ///
 /// | Step | What AgentCore does | Layer's file (`emulator/src/…`) |
 /// |---|---|---|
-/// | emulator paths | nothing: `/_emulator/*` (webhook sinks, inspector) is the client's side, answered outside the platform | `front/emulator_paths.rs` |
+/// | emulator paths | nothing: `/_emulator/*` (readiness, webhook sinks, inspector) is the client's side, answered outside the platform | `front/emulator_paths.rs` (`readiness.rs`) |
 /// | record | nothing: the inspector's journal of what the steps did | `inspector/recorder.rs` |
 /// | request id | gives each request `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, to the container and on the answer (there also as AWS's `x-amzn-RequestId`) | `front/request_id.rs` |
 /// | inbound auth | SigV4 (403 `AccessDeniedException`) or a `customJWTAuthorizer` (401, RFC 9728 metadata); `auth` feature | `front/auth/layer.rs` (`sigv4.rs`, `jwt.rs`) |
 /// | route | reads the path: the container's `/`, card and `/ping`, or `/runtimes/{ARN or id}/…` | `front/routes.rs` |
+/// | trace echo | returns the caller's `X-Amzn-Trace-Id`, `traceparent`, `tracestate`, `baggage` on an invocation's answer, as InvokeAgentRuntime's model maps them | `front/trace_echo.rs` |
 /// | StopRuntimeSession | ends a session (restJson1 answers, `clientToken`) | `front/stop_session.rs` |
 /// | session header | checks the session id (400 -32052), starts a new session when there is none, returns it on every answer | `front/session_header.rs` |
 /// | endpoint | 404 -32051 for an unknown path, runtime or `?qualifier=`; the container sees `/` | `front/endpoint.rs` |
@@ -100,11 +102,16 @@ pub fn stack(
     let faults = faults.map(|faults| FaultsLayer::new(faults, Arc::clone(&sessions)));
     let allowlist = HeaderAllowlistLayer::new(request_header_allowlist);
     Ok(ServiceBuilder::new()
-        .layer(EmulatorPathsLayer::new(webhooks, journal.clone())) // /_emulator/*
+        .layer(EmulatorPathsLayer::new(
+            Arc::clone(&sessions),
+            webhooks,
+            journal.clone(),
+        )) // /_emulator/*
         .option_layer(journal.map(RecordLayer::new)) // the inspector's journal
         .layer(PlatformRequestIdLayer) // the request id, in and out
         .option_layer(auth) // SigV4 403, JWT 401
         .layer(RouteLayer::new(interface_path.as_deref())) // which path
+        .layer(TraceEchoLayer) // the trace context on the invocation's answer
         .layer(stop) // StopRuntimeSession
         .layer(session_header) // 400, or the session named; echoed
         .layer(EndpointLayer::new(runtime_arn, qualifier)) // 404

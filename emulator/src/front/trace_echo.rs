@@ -83,7 +83,7 @@ mod tests {
     use axum::body::Body;
     use tower::ServiceExt as _;
 
-    const INVOCATIONS: &str = "/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Fa-1/invocations/";
+    const INVOCATIONS: &str = "/runtimes/arn%3Aaws%3Abedrock-agentcore%3Aus-east-1%3A123456789012%3Aruntime%2Ftest_agent-AbCdEf1234/invocations/";
 
     async fn answer(path: &str, headers: &[(&str, &str)]) -> axum::http::HeaderMap {
         let mut request = Request::post(path);

@@ -48,12 +48,19 @@ preflight: ## Check what make test needs and install what can be (apt-get as roo
 
 fmt: ## Format the code
 	$(CARGO) fmt --all
+	$(CARGO) fmt --manifest-path $(INTEROP_RUST)
+
+# The official Rust SDK's interop crate is outside the workspace (its dependencies stay out
+# of the workspace's lock): formatted and linted here, built in the shared target.
+INTEROP_RUST := tests/interop/rust/Cargo.toml
 
 fmt-check: ## Check formatting
 	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt --manifest-path $(INTEROP_RUST) -- --check
 
 lint: ## Clippy on every target, warnings denied
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) clippy --locked --manifest-path $(INTEROP_RUST) --all-targets -- -D warnings
 
 doc: ## Build the docs (every feature), warnings denied
 	$(CARGO) doc --workspace --no-deps --all-features
@@ -100,7 +107,7 @@ examples: ## Build, lint and test every crate under examples/
 		CARGO_TARGET_DIR=$(EXAMPLES_TARGET) $(CARGO) test --locked --manifest-path $$manifest || exit 1; \
 	done
 
-interop: ## The official Python and JS A2A clients against the emulator
+interop: ## The official Python, JS and Rust A2A SDKs and AWS's SDKs against our hosts, and our CLI against the official servers
 	tests/interop/run.sh
 
 browser: ## The emulator's inspector page in headless Chromium (screenshot in target/inspector/)

@@ -8,6 +8,9 @@
 # (python/test_agent_cmd.py starts that emulator itself). And both official clients with a
 # bearer token from `a2a-emulator token` through `--auth jwt` (python/test_jwt_auth.py,
 # js/jwt_auth.test.js start their own emulators).
+# And the official Rust SDK (a2a-lf, a2aproject/a2a-rs; rust/, its own crate and lock outside
+# the workspace): its client against a2a-container (both bindings) and the emulator's
+# invocation URL, and our CLI against an echo agent on its server.
 # And AWS's own SDKs for Python and JS, boto3's bedrock-agentcore client and
 # @aws-sdk/client-bedrock-agentcore, through the emulator as through AgentCore
 # (python/test_boto3.py, js/aws_sdk.test.js start their own emulators).
@@ -129,6 +132,12 @@ echo "interop: official Python client over HTTP+JSON against a2a-container"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py) || status=1
 echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_auth.test.js and aws_sdk.test.js start their own emulators; rest_client.test.js uses a2a-container)"
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
+
+echo "interop: the official Rust SDK (a2a-lf): its client against a2a-container and the emulator, our CLI against its server"
+(cd "$root" && cargo build -q --workspace --bins --examples)
+A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a" A2A_CONTAINER_BIN="$container" A2A_EMULATOR_BIN="$emulator" \
+    CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
+    cargo test -q --locked --manifest-path "$here/rust/Cargo.toml" || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
 (cd "$root" && cargo build -q --workspace --bins --examples)

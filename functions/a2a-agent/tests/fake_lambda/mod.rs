@@ -4,6 +4,15 @@
 //! asked for its next event (`/2020-01-01/extension/event/next`) after the previous one —
 //! until then the environment is not frozen.
 //!
+//! As Lambda Managed Instances ([`FakeApi::start_managed`]): every runtime worker asking
+//! for its next invocation gets one as soon as one is queued, whatever the others and the
+//! extensions do (the environment is never frozen); an extension may register for no
+//! event, and its `/event/next` is answered only at shutdown (never, here). Sources: AWS
+//! Lambda Developer Guide, "Understanding the Lambda Managed Instances execution
+//! environment"; AWS's runtime interface emulator for Managed Instances
+//! (`internal/lambda-managed-instances/rapi/handler/agentregister.go`: "No events allowed
+//! for internal extensions").
+//!
 //! Every wait is bounded; the child is killed on drop.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
@@ -78,10 +87,15 @@ struct ApiState {
     queue: tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>,
     records: mpsc::UnboundedSender<Record>,
     lifecycle: watch::Sender<Lifecycle>,
+    /// Lambda Managed Instances: no freezing, no events for extensions.
+    managed: bool,
+    /// The invocations handed out and not yet answered, and the most there ever were.
+    in_flight: Mutex<(usize, usize)>,
 }
 
 pub struct FakeApi {
     addr: SocketAddr,
+    state: Arc<ApiState>,
     invocations: mpsc::UnboundedSender<Invocation>,
     records: mpsc::UnboundedReceiver<Record>,
     /// Every record received so far.
@@ -107,11 +121,18 @@ async fn runtime_next(State(state): State<Arc<ApiState>>) -> Response {
         return StatusCode::GONE.into_response();
     };
     // The environment is frozen, and the next invocation may come, only once every
-    // extension has asked for its next event.
-    let mut lifecycle = state.lifecycle.subscribe();
-    let _ = lifecycle
-        .wait_for(|lifecycle| lifecycle.asking.values().all(|asking| *asking))
-        .await;
+    // extension has asked for its next event (on Managed Instances, never frozen).
+    if !state.managed {
+        let mut lifecycle = state.lifecycle.subscribe();
+        let _ = lifecycle
+            .wait_for(|lifecycle| lifecycle.asking.values().all(|asking| *asking))
+            .await;
+    }
+    {
+        let mut in_flight = state.in_flight.lock().unwrap();
+        in_flight.0 += 1;
+        in_flight.1 = in_flight.1.max(in_flight.0);
+    }
     state.lifecycle.send_modify(|lifecycle| {
         lifecycle
             .handed
@@ -141,11 +162,17 @@ async fn runtime_next(State(state): State<Arc<ApiState>>) -> Response {
         .unwrap()
 }
 
+fn answered(state: &ApiState) {
+    let mut in_flight = state.in_flight.lock().unwrap();
+    in_flight.0 = in_flight.0.saturating_sub(1);
+}
+
 async fn response(
     State(state): State<Arc<ApiState>>,
     Path(request_id): Path<String>,
     body: Bytes,
 ) -> Response {
+    answered(&state);
     let _ = state.records.send(Record::Response {
         request_id,
         body: body.to_vec(),
@@ -159,6 +186,7 @@ async fn invocation_error(
     Path(request_id): Path<String>,
     body: Bytes,
 ) -> Response {
+    answered(&state);
     let body = String::from_utf8_lossy(&body).into_owned();
     let _ = state
         .records
@@ -176,8 +204,17 @@ async fn register(State(state): State<Arc<ApiState>>, headers: HeaderMap, body: 
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let _ = state.records.send(Record::Registered {
         name: name.to_owned(),
-        body,
+        body: body.clone(),
     });
+    let events = body["events"].as_array().map_or(0, Vec::len);
+    if state.managed && events > 0 {
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(json!({"errorMessage": "No events allowed for internal extensions",
+                              "errorType": "Extension.InvalidEventType"})),
+        )
+            .into_response();
+    }
     let mut id = String::new();
     state.lifecycle.send_modify(|lifecycle| {
         id = format!("ext-{}", lifecycle.told.len() + 1);
@@ -215,6 +252,10 @@ async fn extension_next(State(state): State<Arc<ApiState>>, headers: HeaderMap) 
     let Some(told) = told else {
         return StatusCode::FORBIDDEN.into_response();
     };
+    if state.managed {
+        // No event but SHUTDOWN, which an internal extension never gets.
+        return std::future::pending().await;
+    }
     let mut lifecycle = state.lifecycle.subscribe();
     let _ = lifecycle
         .wait_for(|lifecycle| lifecycle.handed.len() > told)
@@ -239,12 +280,24 @@ async fn extension_next(State(state): State<Arc<ApiState>>, headers: HeaderMap) 
 impl FakeApi {
     /// The Runtime API, with the Extensions API when `extensions`.
     pub async fn start(extensions: bool) -> Self {
+        Self::serve(extensions, false).await
+    }
+
+    /// The Runtime and Extensions APIs as Lambda Managed Instances serve them: start the
+    /// function with [`Function::start`] and `AWS_LAMBDA_MAX_CONCURRENCY` in its variables.
+    pub async fn start_managed() -> Self {
+        Self::serve(true, true).await
+    }
+
+    async fn serve(extensions: bool, managed: bool) -> Self {
         let (invocations, queue) = mpsc::unbounded_channel();
         let (records_tx, records) = mpsc::unbounded_channel();
         let state = Arc::new(ApiState {
             queue: tokio::sync::Mutex::new(queue),
             records: records_tx,
             lifecycle: watch::Sender::new(Lifecycle::default()),
+            managed,
+            in_flight: Mutex::new((0, 0)),
         });
         let mut app = Router::new()
             .route("/2018-06-01/runtime/invocation/next", get(runtime_next))
@@ -261,7 +314,7 @@ impl FakeApi {
                 .route("/2020-01-01/extension/register", post(register))
                 .route("/2020-01-01/extension/event/next", get(extension_next));
         }
-        let app = app.with_state(state);
+        let app = app.with_state(Arc::clone(&state));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(async move {
@@ -269,11 +322,22 @@ impl FakeApi {
         });
         Self {
             addr,
+            state,
             invocations,
             records,
             seen: Vec::new(),
             server,
         }
+    }
+
+    /// The most invocations that were ever handed out and not yet answered at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.state.in_flight.lock().unwrap().1
+    }
+
+    /// The address the function reaches the APIs at (`AWS_LAMBDA_RUNTIME_API`).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     /// Queues an invocation whose deadline is `within` from now; the deadline's instant.

@@ -217,12 +217,20 @@ impl Extension {
     /// [`REGISTER_TIMEOUT`]. Call it during init, before the runtime asks for its first
     /// invocation: Lambda takes registrations only then.
     ///
+    /// On Lambda Managed Instances (`managed`), for no event at all: an internal extension
+    /// may subscribe to none there, and it registers only so that `SIGTERM` comes at
+    /// shutdown (see [`super::managed`]).
+    ///
     /// # Errors
     /// No Extensions API (not on Lambda, or an emulator without it), or it refused.
-    pub async fn register(background: &Arc<Background>) -> Result<Self, ExtensionError> {
+    pub async fn register(
+        background: &Arc<Background>,
+        managed: bool,
+    ) -> Result<Self, ExtensionError> {
+        let events: &'static [&'static str] = if managed { &[] } else { &["INVOKE"] };
         let registering = lambda_extension::Extension::new()
             .with_extension_name(EXTENSION_NAME)
-            .with_events(&["INVOKE"])
+            .with_events(events)
             .with_events_processor(Processor(Arc::clone(background)))
             .register();
         match tokio::time::timeout(REGISTER_TIMEOUT, registering).await {

@@ -158,7 +158,11 @@ pub const MAX_CONCURRENCY: &str = "AWS_LAMBDA_MAX_CONCURRENCY";
 /// # Errors
 /// A value [`Config::from_env`] would refuse.
 pub(crate) fn max_concurrency_from_env() -> Result<Option<NonZeroU32>, ConfigError> {
-    max_concurrency(&|name: &str| std::env::var(name).ok().filter(|value| !value.trim().is_empty()))
+    max_concurrency(&|name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    })
 }
 
 /// [`MAX_CONCURRENCY`] read through `get`: unset, or a whole number from 1 on. The Lambda
@@ -170,18 +174,14 @@ fn max_concurrency(
     let Some(value) = get(MAX_CONCURRENCY) else {
         return Ok(None);
     };
-    value
-        .trim()
-        .parse::<NonZeroU32>()
-        .map(Some)
-        .map_err(|_| {
-            invalid(
-                MAX_CONCURRENCY,
-                &value,
-                "a whole number of concurrent invocations, 1 or more (Lambda sets it on \
+    value.trim().parse::<NonZeroU32>().map(Some).map_err(|_| {
+        invalid(
+            MAX_CONCURRENCY,
+            &value,
+            "a whole number of concurrent invocations, 1 or more (Lambda sets it on \
                  Managed Instances)",
-            )
-        })
+        )
+    })
 }
 
 fn invalid(name: &'static str, value: &str, expected: impl Into<String>) -> ConfigError {

@@ -331,12 +331,10 @@ impl Lambda {
         // The configuration first: Managed Instances or not decides how the extension
         // registers.
         let configured = match self.config.take() {
-            Some(mut config) => {
-                config::max_concurrency_from_env().map(|concurrency| {
-                    config.max_concurrency = concurrency;
-                    config
-                })
-            }
+            Some(mut config) => config::max_concurrency_from_env().map(|concurrency| {
+                config.max_concurrency = concurrency;
+                config
+            }),
             None => Config::from_env(),
         };
         let config = match configured {

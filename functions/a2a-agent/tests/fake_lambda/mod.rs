@@ -210,8 +210,10 @@ async fn register(State(state): State<Arc<ApiState>>, headers: HeaderMap, body: 
     if state.managed && events > 0 {
         return (
             StatusCode::FORBIDDEN,
-            axum::Json(json!({"errorMessage": "No events allowed for internal extensions",
-                              "errorType": "Extension.InvalidEventType"})),
+            axum::Json(
+                json!({"errorMessage": "No events allowed for internal extensions",
+                              "errorType": "Extension.InvalidEventType"}),
+            ),
         )
             .into_response();
     }
@@ -374,6 +376,14 @@ impl FakeApi {
         }
     }
 
+    /// Every record so far, those not yet looked at included.
+    pub fn records(&mut self) -> &[Record] {
+        while let Ok(record) = self.records.try_recv() {
+            self.seen.push(record);
+        }
+        &self.seen
+    }
+
     pub async fn handed(&mut self, request_id: &str) -> (usize, Instant) {
         match self
             .find(&format!("{request_id} handed out"), 0, |record| {
@@ -404,6 +414,33 @@ impl FakeApi {
         assert_eq!(response["statusCode"], 200, "{response}");
         let answer = serde_json::from_str(response["body"].as_str().unwrap()).unwrap();
         (index, answer, at)
+    }
+
+    /// The streamed response to `request_id` (`Lambda-Runtime-Function-Response-Mode:
+    /// streaming`), once all of it arrived: its prelude (status and headers) and its body.
+    pub async fn streamed(&mut self, request_id: &str) -> (Value, String) {
+        let (_, record) = self
+            .find(
+                &format!("the streamed response to {request_id}"),
+                0,
+                |record| {
+                    matches!(record,
+                    Record::Response { request_id: id, .. }
+                    | Record::InvocationError { request_id: id, .. } if id == request_id)
+                },
+            )
+            .await;
+        let Record::Response { body, .. } = record else {
+            panic!("{request_id} failed: {record:?}");
+        };
+        let separator = [0_u8; 8];
+        let at = body
+            .windows(separator.len())
+            .position(|window| window == separator)
+            .unwrap_or_else(|| panic!("no prelude in {:?}", String::from_utf8_lossy(&body)));
+        let prelude = serde_json::from_slice(&body[..at]).unwrap();
+        let rest = String::from_utf8(body[at + separator.len()..].to_vec()).unwrap();
+        (prelude, rest)
     }
 
     /// When an extension next asked for its next event after record `from`.
@@ -533,6 +570,18 @@ impl Function {
         }
     }
 
+    /// Waits for the process to end by itself; how it ended.
+    pub async fn exited(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the process is there") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "still running after {STEP:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// The JSON log lines so far.
     pub fn logs(&self) -> Vec<Value> {
         self.lines
@@ -540,6 +589,16 @@ impl Function {
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
             .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+            .collect()
+    }
+
+    /// The log lines so far that are JSON, the others left out.
+    pub fn json_logs(&self) -> Vec<Value> {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
             .collect()
     }
 

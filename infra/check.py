@@ -341,17 +341,18 @@ def check_template():
     check_table(template)
 
 
-def check_managed(template, cfn, scenario, overrides):
+def check_managed(template, cfn, scenario, overrides, function="A2aAgent"):
     """One way of deploying on Lambda Managed Instances: the function on the capacity
     provider (the same settings as the default one but its memory), the provider in the
     given subnets, the URL on the published alias."""
     resources = deployed(template, overrides)
-    check("A2aAgent" not in resources and "A2aAgentManaged" in resources,
+    managed_name = f"{function}Managed"
+    check(function not in resources and managed_name in resources,
           f"{scenario}: the managed function, not the default one")
-    managed = resources.get("A2aAgentManaged", {}).get("Properties", {})
+    managed = resources.get(managed_name, {}).get("Properties", {})
     plain = {key: value for key, value in overrides.items()
              if not key.startswith("CapacityProvider") and key != "MaxConcurrency"}
-    default = deployed(template, plain)["A2aAgent"]["Properties"]
+    default = deployed(template, plain)[function]["Properties"]
     same = {key: value for key, value in default.items() if key not in ("Description", "MemorySize")}
     check(all(managed.get(key) == value for key, value in same.items()),
           f"{scenario}: the same code, variables, role, logs and URL settings as the default function",
@@ -376,12 +377,12 @@ def check_managed(template, cfn, scenario, overrides):
           and provider["Properties"].get("InstanceRequirements") == {"Architectures": ["arm64"]},
           f"{scenario}: a capacity provider in the given subnets, arm64 as the function", str(provider))
     check_url(scenario, deployed(cfn, overrides), overrides.get("Auth") == "API_KEY",
-              function="A2aAgentManaged", target="A2aAgentManagedAliaslive")
-    check_role(scenario, resources, False, function="A2aAgentManaged")
+              function=managed_name, target=f"{managed_name}Aliaslive")
+    check_role(scenario, resources, False, function=managed_name)
     outputs = {name: evaluate(output["Value"], {}, {"ManagedInstances": True})
                for name, output in template["Outputs"].items()}
-    check(outputs["FunctionUrl"] == {"Fn::GetAtt": ["A2aAgentManagedUrl", "FunctionUrl"]}
-          and outputs["FunctionName"] == {"Ref": "A2aAgentManaged"},
+    check(outputs["FunctionUrl"] == {"Fn::GetAtt": [f"{managed_name}Url", "FunctionUrl"]}
+          and outputs["FunctionName"] == {"Ref": managed_name},
           f"{scenario}: outputs: the managed function and its URL")
 
 
@@ -681,7 +682,7 @@ def check_scaffold():
     lint(path, f"of {name}/template.yaml")
     from cfnlint.decode import cfn_yaml
     template = cfn_yaml.load(str(path))
-    cfn = sam_transform(template, "Agent")
+    cfn = sam_transform(template, "Agent")  # its managed twin, AgentManaged, too
     with tempfile.NamedTemporaryFile("w", suffix=".json") as transformed:
         json.dump(cfn, transformed)
         transformed.flush()
@@ -693,10 +694,13 @@ def check_scaffold():
           f"{what}built by rust-cargolambda from the crate's folder, as its binary")
     check(props["Runtime"] == "provided.al2023" and props["Architectures"] == ["arm64"]
           and props["Handler"] == "bootstrap", f"{what}provided.al2023, arm64, bootstrap")
-    check(template["Outputs"]["CardUrl"]["Value"]
+    check(evaluate(template["Outputs"]["CardUrl"]["Value"], {}, {"ManagedInstances": False})
           == {"Fn::Sub": "${AgentUrl.FunctionUrl}.well-known/agent-card.json"},
           f"{what}outputs the card URL")
     check_url(name, deployed(cfn, {}), False, function="Agent")
+    for scenario, overrides in MANAGED_SCENARIOS.items():
+        if "Auth" not in overrides:  # its URL is always AWS_IAM
+            check_managed(template, cfn, f"{what}{scenario}", overrides, function="Agent")
     resources = deployed(template, {})
     check_role(name, resources, False, function="Agent")
     check_table(template)

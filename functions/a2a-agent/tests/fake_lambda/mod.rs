@@ -516,8 +516,13 @@ fn collect_lines(stream: impl Read + Send + 'static, lines: Arc<Mutex<Vec<String
 
 impl Function {
     /// The function binary as Lambda starts it, pointed at `api`, with `vars` on top.
+    ///
+    /// `A2A_AGENT_BINARY`, when set, names another build of the binary to start (a
+    /// `lambda-release` one, for figures).
     pub fn start(api: &FakeApi, vars: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-agent"));
+        let binary = std::env::var_os("A2A_AGENT_BINARY")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_a2a-agent").into());
+        let mut command = Command::new(binary);
         command
             .env_clear()
             .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
@@ -568,6 +573,17 @@ impl Function {
             );
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
+    }
+
+    /// The most memory the process has had resident so far (`VmHWM`), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the process's status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in the status")
     }
 
     /// Waits for the process to end by itself; how it ended.

@@ -176,8 +176,14 @@ pub fn deadline_instant(deadline_ms: u64) -> Instant {
 /// [`Background::hold`]) before the extension asks for the next one. It never fails:
 /// an error here would make the extension report itself failed to Lambda, which resets
 /// the environment.
+///
+/// On Managed Instances (`managed`) no event is held: the extension registered for none,
+/// and holding an invocation there would wait for a record the runtime never makes.
 #[derive(Debug, Clone)]
-pub struct Processor(Arc<Background>);
+pub struct Processor {
+    background: Arc<Background>,
+    managed: bool,
+}
 
 impl Service<LambdaEvent> for Processor {
     type Response = ();
@@ -189,9 +195,10 @@ impl Service<LambdaEvent> for Processor {
     }
 
     fn call(&mut self, event: LambdaEvent) -> Self::Future {
-        let background = Arc::clone(&self.0);
+        let background = Arc::clone(&self.background);
+        let managed = self.managed;
         Box::pin(async move {
-            if let NextEvent::Invoke(invoke) = event.next {
+            if let (NextEvent::Invoke(invoke), false) = (event.next, managed) {
                 let deadline = deadline_instant(invoke.deadline_ms);
                 background.hold(&invoke.request_id, deadline).await;
             }
@@ -231,7 +238,10 @@ impl Extension {
         let registering = lambda_extension::Extension::new()
             .with_extension_name(EXTENSION_NAME)
             .with_events(events)
-            .with_events_processor(Processor(Arc::clone(background)))
+            .with_events_processor(Processor {
+                background: Arc::clone(background),
+                managed,
+            })
             .register();
         match tokio::time::timeout(REGISTER_TIMEOUT, registering).await {
             Ok(Ok(registered)) => Ok(Self(registered)),

@@ -161,11 +161,19 @@ pub async fn serve(
             }
             error = &mut extension, if extension_runs => {
                 extension_runs = false;
-                tracing::error!(
-                    %error,
-                    "the background-work extension stopped: the agents of non-blocking \
-                     sends may be frozen with the environment from now on"
-                );
+                if concurrency.is_some() {
+                    tracing::error!(
+                        %error,
+                        "the background-work extension stopped (background work goes on: \
+                         Managed Instances never freeze the environment)"
+                    );
+                } else {
+                    tracing::error!(
+                        %error,
+                        "the background-work extension stopped: the agents of non-blocking \
+                         sends may be frozen with the environment from now on"
+                    );
+                }
             }
         }
     }

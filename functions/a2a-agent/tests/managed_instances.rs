@@ -3,19 +3,22 @@
 //! environment gets up to `AWS_LAMBDA_MAX_CONCURRENCY` invocations at once and is never
 //! frozen; an internal extension may register for no event.
 //!
-//! What a user notices: eight sends at once on one environment are all answered, and
-//! the tasks of non-blocking ones finish while other invocations are served; a task ends
-//! at its own invocation's deadline; a shutdown fails every task still at work; a bad
+//! What a user notices: eight sends at once on one environment are all answered (and
+//! eight streams), the tasks of non-blocking ones finish while other invocations are
+//! served, and their webhooks hear of it; a task ends at its own invocation's deadline; a shutdown fails every task still at work; a bad
 //! `AWS_LAMBDA_MAX_CONCURRENCY` stops the init with a clear log line.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod fake_lambda;
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use a2a_lambda_core::model::{ListTasksParams, TaskState};
 use a2a_lambda_server::owner::Owner;
 use a2a_lambda_server::tasks::TaskStore as _;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
 use fake_lambda::{
     FAR, FakeApi, Function, Record, STEP, event, get_task, non_blocking_send, task_id,
 };
@@ -176,6 +179,98 @@ async fn eight_streams_at_once_on_one_environment_each_end_with_their_task_compl
         assert_eq!(last["result"]["final"], true, "{body}");
     }
     assert_eq!(api.peak_in_flight(), CONCURRENCY);
+}
+
+/// A webhook on 127.0.0.1 keeping each notification's token and body.
+async fn webhook() -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+    let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(
+                |State(seen): State<Arc<Mutex<Vec<(String, Value)>>>>,
+                 headers: HeaderMap,
+                 body: axum::body::Bytes| async move {
+                    let token = headers
+                        .get("x-a2a-notification-token")
+                        .and_then(|token| token.to_str().ok())
+                        .unwrap_or_default()
+                        .to_owned();
+                    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    seen.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((token, body));
+                    StatusCode::OK
+                },
+            ),
+        )
+        .with_state(Arc::clone(&seen));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, seen)
+}
+
+#[tokio::test]
+async fn eight_webhooks_hear_of_their_tasks_end_after_every_invocation_was_answered() {
+    let (url, seen) = webhook().await;
+    let mut api = FakeApi::start_managed().await;
+    let function = managed(
+        &api,
+        &[
+            ("TCK_STREAMING_TIMEOUT", "0.5"),
+            ("A2A_PUSH_ALLOW_PRIVATE", "true"),
+        ],
+    )
+    .await;
+    let init = function.init_complete().await;
+    assert_eq!(init["fields"]["push_notifications"], true, "{init}");
+    for i in 0..CONCURRENCY {
+        let send = event(&json!({"jsonrpc": "2.0", "id": i, "method": "message/send",
+        "params": {
+            "message": {"kind": "message", "messageId": format!("tck-delayed-complete-push-{i}"),
+                        "role": "user", "parts": [{"kind": "text", "text": "tell me"}]},
+            "configuration": {"blocking": false, "pushNotificationConfig":
+                {"url": url, "token": format!("tok-{i}")}},
+        }}));
+        api.invoke(&format!("inv-push-{i}"), &send, FAR);
+    }
+    let mut tasks = Vec::new();
+    for i in 0..CONCURRENCY {
+        let (_, answer, _) = api.answer(&format!("inv-push-{i}")).await;
+        tasks.push(task_id(&answer["result"]));
+    }
+    // Every invocation was answered before any task ended (each takes 0.5 s): the
+    // deliveries come after, while nothing holds the environment.
+    let early = seen.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    assert!(
+        early
+            .iter()
+            .all(|(_, body)| body["status"]["state"] != "completed"),
+        "{early:#?}"
+    );
+    let deadline = Instant::now() + STEP;
+    loop {
+        let completed: Vec<(String, Value)> = seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(_, body)| body["status"]["state"] == "completed")
+            .cloned()
+            .collect();
+        if completed.len() == CONCURRENCY {
+            for (i, id) in tasks.iter().enumerate() {
+                let (token, body) = completed
+                    .iter()
+                    .find(|(_, body)| body["id"] == id.as_str())
+                    .unwrap_or_else(|| panic!("no notification of {id}: {completed:#?}"));
+                assert_eq!(token, &format!("tok-{i}"), "{body}");
+            }
+            break;
+        }
+        assert!(Instant::now() < deadline, "not all told: {completed:#?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]

@@ -181,14 +181,17 @@ async fn eight_streams_at_once_on_one_environment_each_end_with_their_task_compl
     assert_eq!(api.peak_in_flight(), CONCURRENCY);
 }
 
+/// The notifications a webhook got: each one's token and body.
+type Heard = Arc<Mutex<Vec<(String, Value)>>>;
+
 /// A webhook on 127.0.0.1 keeping each notification's token and body.
-async fn webhook() -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
-    let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+async fn webhook() -> (String, Heard) {
+    let seen: Heard = Arc::default();
     let app = axum::Router::new()
         .route(
             "/hook",
             axum::routing::post(
-                |State(seen): State<Arc<Mutex<Vec<(String, Value)>>>>,
+                |State(seen): State<Heard>,
                  headers: HeaderMap,
                  body: axum::body::Bytes| async move {
                     let token = headers

@@ -115,6 +115,8 @@ def evaluate(node, params, conditions):
             return NO_VALUE
         if key == "Ref" and arg in params:
             return params[arg]
+        if key == "Condition" and isinstance(arg, str):
+            return conditions[arg]
         if key == "Fn::If":
             name, yes, no = arg
             return evaluate(yes if conditions[name] else no, params, conditions)
@@ -123,6 +125,14 @@ def evaluate(node, params, conditions):
             return str(left) == str(right)
         if key == "Fn::Not":
             return not evaluate(arg[0], params, conditions)
+        if key == "Fn::And":
+            return all(evaluate(part, params, conditions) for part in arg)
+        if key == "Fn::Join":
+            delimiter, items = arg
+            items = evaluate(items, params, conditions)
+            if isinstance(items, str):  # a CommaDelimitedList parameter's value
+                items = items.split(",") if items else []
+            return delimiter.join(str(item) for item in items)
     out = {}
     for key, value in node.items():
         value = evaluate(value, params, conditions)
@@ -135,8 +145,9 @@ def deployed(template, overrides):
     """The resources deployed with these parameter values (the others at their defaults)."""
     params = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()}
     params.update(overrides)
-    conditions = {name: evaluate(expr, params, {})
-                  for name, expr in template.get("Conditions", {}).items()}
+    conditions = {}
+    for name, expr in template.get("Conditions", {}).items():  # each may name those above
+        conditions[name] = evaluate(expr, params, conditions)
     return {
         name: evaluate(resource, params, conditions)
         for name, resource in template["Resources"].items()
@@ -159,7 +170,9 @@ def sam_transform(template, function="A2aAgent"):
     from samtranslator.translator.translator import Translator
 
     sam = json.loads(json.dumps(template))
-    sam["Resources"][function]["Properties"]["CodeUri"] = "s3://bucket/function.zip"  # `sam package`
+    for name in (function, f"{function}Managed"):
+        if name in sam["Resources"]:
+            sam["Resources"][name]["Properties"]["CodeUri"] = "s3://bucket/function.zip"  # `sam package`
     translator = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
     return translator.translate(sam, parameter_values={}, get_managed_policy_map=dict)
 
@@ -169,6 +182,16 @@ SCENARIOS = {
     "Auth=API_KEY": {"Auth": "API_KEY", "ApiKey": "k" * 16},
     "Tracing=Active": {"Tracing": "Active"},
     "Bindings=jsonrpc": {"Bindings": "jsonrpc"},
+}
+
+# Lambda Managed Instances (infra/template.yaml only): the function on a capacity
+# provider, its URL on the alias SAM publishes.
+MANAGED = {"CapacityProviderSubnetIds": "subnet-0a,subnet-0b"}
+MANAGED_SCENARIOS = {
+    "Managed Instances": MANAGED,
+    "Managed Instances, Auth=API_KEY": {**MANAGED, "Auth": "API_KEY", "ApiKey": "k" * 16},
+    "Managed Instances, MaxConcurrency=16": {**MANAGED, "MaxConcurrency": "16",
+                                             "CapacityProviderSecurityGroupIds": "sg-0a"},
 }
 
 
@@ -185,21 +208,23 @@ def lint(path, what):
           run.stdout + run.stderr)
 
 
-def check_url(scenario, made, api_key, function="A2aAgent"):
-    """The Function URL and who may call it, in SAM's output for one scenario."""
+def check_url(scenario, made, api_key, function="A2aAgent", target=None):
+    """The Function URL and who may call it, in SAM's output for one scenario; `target`:
+    what the URL invokes (the function, or its alias)."""
+    target = target or function
     urls = {n: r["Properties"] for n, r in made.items() if r["Type"] == "AWS::Lambda::Url"}
     url = urls.get(f"{function}Url", {})
-    check(list(urls) == [f"{function}Url"] and url.get("TargetFunctionArn") == {"Ref": function},
-          f"{scenario}: one Function URL, {function}Url (the outputs' name), on the function")
+    check(list(urls) == [f"{function}Url"] and url.get("TargetFunctionArn") == {"Ref": target},
+          f"{scenario}: one Function URL, {function}Url (the outputs' name), on {target}")
     check(url.get("InvokeMode") == "RESPONSE_STREAM", f"{scenario}: URL invoke mode RESPONSE_STREAM")
     auth = "NONE" if api_key else "AWS_IAM"
     check(url.get("AuthType") == auth, f"{scenario}: URL auth {auth}", str(url))
     grants = sorted(json.dumps(r["Properties"], sort_keys=True)
                     for r in made.values() if r["Type"] == "AWS::Lambda::Permission")
     public = [
-        {"Action": "lambda:InvokeFunctionUrl", "FunctionName": {"Ref": function},
+        {"Action": "lambda:InvokeFunctionUrl", "FunctionName": {"Ref": target},
          "Principal": "*", "FunctionUrlAuthType": "NONE"},
-        {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": function},
+        {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": target},
          "Principal": "*", "InvokedViaFunctionUrl": True},
     ]
     expected = sorted(json.dumps(grant, sort_keys=True) for grant in public) if api_key else []
@@ -253,9 +278,10 @@ def check_function(template):
     check(props["LoggingConfig"] == {"LogGroup": {"Ref": "LogGroup"}}
           and logs["RetentionInDays"] == {"Ref": "LogRetentionDays"},
           "logs go to a log group with the retention parameter")
-    outputs = template["Outputs"]
-    check(outputs["FunctionUrl"]["Value"] == {"Fn::GetAtt": ["A2aAgentUrl", "FunctionUrl"]}
-          and outputs["CardUrl"]["Value"]
+    outputs = {name: evaluate(output["Value"], {}, {"ManagedInstances": False})
+               for name, output in template["Outputs"].items()}
+    check(outputs["FunctionUrl"] == {"Fn::GetAtt": ["A2aAgentUrl", "FunctionUrl"]}
+          and outputs["CardUrl"]
           == {"Fn::Sub": "${A2aAgentUrl.FunctionUrl}.well-known/agent-card.json"},
           "outputs: the function URL and the card URL")
 
@@ -305,10 +331,59 @@ def check_template():
         resources = deployed(template, overrides)
         check(resources["A2aAgent"]["Properties"].get("Tracing") == ("Active" if tracing else "PassThrough"),
               f"{scenario}: tracing")
+        check("A2aAgentManaged" not in resources and "CapacityProvider" not in resources,
+              f"{scenario}: Lambda's default model (no capacity provider)")
         check_url(scenario, deployed(cfn, overrides), overrides.get("Auth") == "API_KEY")
         check_role(scenario, resources, tracing)
+    for scenario, overrides in MANAGED_SCENARIOS.items():
+        check_managed(template, cfn, scenario, overrides)
     check_function(template)
     check_table(template)
+
+
+def check_managed(template, cfn, scenario, overrides, function="A2aAgent"):
+    """One way of deploying on Lambda Managed Instances: the function on the capacity
+    provider (the same settings as the default one but its memory), the provider in the
+    given subnets, the URL on the published alias."""
+    resources = deployed(template, overrides)
+    managed_name = f"{function}Managed"
+    check(function not in resources and managed_name in resources,
+          f"{scenario}: the managed function, not the default one")
+    managed = resources.get(managed_name, {}).get("Properties", {})
+    plain = {key: value for key, value in overrides.items()
+             if not key.startswith("CapacityProvider") and key != "MaxConcurrency"}
+    default = deployed(template, plain)[function]["Properties"]
+    same = {key: value for key, value in default.items() if key not in ("Description", "MemorySize")}
+    check(all(managed.get(key) == value for key, value in same.items()),
+          f"{scenario}: the same code, variables, role, logs and URL settings as the default function",
+          str({key: managed.get(key) for key, value in same.items() if managed.get(key) != value}))
+    memory = template["Parameters"]["ManagedMemorySize"]
+    check(str(managed.get("MemorySize")) == str(memory["Default"])
+          and int(memory["MinValue"]) >= 2048,
+          f"{scenario}: 2 GB at least (Managed Instances' smallest function)")
+    concurrency = overrides.get("MaxConcurrency")
+    expected = {"Arn": {"Fn::GetAtt": ["CapacityProvider", "Arn"]}}
+    if concurrency:
+        expected["PerExecutionEnvironmentMaxConcurrency"] = concurrency
+    check(managed.get("CapacityProviderConfig") == expected and managed.get("AutoPublishAlias") == "live",
+          f"{scenario}: on the capacity provider" + (f", {concurrency} at once" if concurrency else "")
+          + ", published as the alias live", str(managed.get("CapacityProviderConfig")))
+    provider = resources.get("CapacityProvider", {})
+    vpc = provider.get("Properties", {}).get("VpcConfig", {})
+    groups = overrides.get("CapacityProviderSecurityGroupIds")
+    check(provider.get("Type") == "AWS::Serverless::CapacityProvider"
+          and vpc.get("SubnetIds") == overrides["CapacityProviderSubnetIds"]
+          and vpc.get("SecurityGroupIds") == (groups if groups else [])
+          and provider["Properties"].get("InstanceRequirements") == {"Architectures": ["arm64"]},
+          f"{scenario}: a capacity provider in the given subnets, arm64 as the function", str(provider))
+    check_url(scenario, deployed(cfn, overrides), overrides.get("Auth") == "API_KEY",
+              function=managed_name, target=f"{managed_name}Aliaslive")
+    check_role(scenario, resources, False, function=managed_name)
+    outputs = {name: evaluate(output["Value"], {}, {"ManagedInstances": True})
+               for name, output in template["Outputs"].items()}
+    check(outputs["FunctionUrl"] == {"Fn::GetAtt": [f"{managed_name}Url", "FunctionUrl"]}
+          and outputs["FunctionName"] == {"Ref": managed_name},
+          f"{scenario}: outputs: the managed function and its URL")
 
 
 def check_env():
@@ -607,7 +682,7 @@ def check_scaffold():
     lint(path, f"of {name}/template.yaml")
     from cfnlint.decode import cfn_yaml
     template = cfn_yaml.load(str(path))
-    cfn = sam_transform(template, "Agent")
+    cfn = sam_transform(template, "Agent")  # its managed twin, AgentManaged, too
     with tempfile.NamedTemporaryFile("w", suffix=".json") as transformed:
         json.dump(cfn, transformed)
         transformed.flush()
@@ -619,10 +694,13 @@ def check_scaffold():
           f"{what}built by rust-cargolambda from the crate's folder, as its binary")
     check(props["Runtime"] == "provided.al2023" and props["Architectures"] == ["arm64"]
           and props["Handler"] == "bootstrap", f"{what}provided.al2023, arm64, bootstrap")
-    check(template["Outputs"]["CardUrl"]["Value"]
+    check(evaluate(template["Outputs"]["CardUrl"]["Value"], {}, {"ManagedInstances": False})
           == {"Fn::Sub": "${AgentUrl.FunctionUrl}.well-known/agent-card.json"},
           f"{what}outputs the card URL")
     check_url(name, deployed(cfn, {}), False, function="Agent")
+    for scenario, overrides in MANAGED_SCENARIOS.items():
+        if "Auth" not in overrides:  # its URL is always AWS_IAM
+            check_managed(template, cfn, f"{what}{scenario}", overrides, function="Agent")
     resources = deployed(template, {})
     check_role(name, resources, False, function="Agent")
     check_table(template)

@@ -35,11 +35,12 @@ use crate::config::{Auth, Config};
 pub const API_KEY_NAME: &str = "default";
 
 /// The service the function runs: the stage prefix is removed (and the card URL noted)
-/// before routing, then the router answers.
-pub type App = tower::util::MapRequest<
-    Router,
-    Box<dyn Fn(Request<lambda_http::Body>) -> Request<lambda_http::Body> + Send + Sync>,
->;
+/// before routing, then the router answers. Cheap to clone (the router is shared), as
+/// the runtime's workers on Lambda Managed Instances each hold a copy.
+pub type App = tower::util::MapRequest<Router, Prepare>;
+
+/// What is done to each request before routing (see [`App`]).
+pub type Prepare = fn(Request<lambda_http::Body>) -> Request<lambda_http::Body>;
 
 /// The function's service for an engine, with the user's layers applied to the router in
 /// order (see [`crate::Lambda::layer`]).
@@ -69,11 +70,12 @@ pub fn app(engine: Arc<Engine>, config: &Config, layers: a2a_lambda_server::laye
             .layer(PropagateRequestIdLayer::x_request_id())
             .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
     }
-    let derive_url = config.public_url.is_none();
-    tower::util::MapRequest::new(
-        app,
-        Box::new(move |request| identify(strip_stage(request, derive_url))),
-    )
+    let prepare: Prepare = if config.public_url.is_none() {
+        |request| identify(strip_stage(request, true))
+    } else {
+        |request| identify(strip_stage(request, false))
+    };
+    tower::util::MapRequest::new(app, prepare)
 }
 
 /// Records the caller's [`Owner`] in the request's extensions (what the router reads), and

@@ -1,5 +1,7 @@
 //! Configuration from environment variables, validated at init.
 
+use std::num::NonZeroU32;
+
 use a2a_lambda_core::card::{Bindings, SecurityMechanism};
 use a2a_lambda_core::error::ErrorProfile;
 use a2a_lambda_server::push::target::TargetPolicy;
@@ -95,6 +97,17 @@ pub struct Config {
     /// every front a function sits behind (a Function URL, API Gateway, an ALB) passes
     /// it any path and method, so both bindings' routes reach it.
     pub bindings: Bindings,
+    /// `AWS_LAMBDA_MAX_CONCURRENCY`: set by Lambda (never by you) when the function runs
+    /// on Lambda Managed Instances, to the most invocations it sends one execution
+    /// environment at once (the function's `PerExecutionEnvironmentMaxConcurrency`).
+    /// `Some`: the environment serves that many invocations at once and is never frozen
+    /// between them ([`crate::Lambda::run`] then works as the guide's Managed Instances
+    /// section says). Sources: AWS Lambda Developer Guide, "Building custom runtimes for
+    /// Lambda Managed Instances"
+    /// (<https://docs.aws.amazon.com/lambda/latest/dg/runtimes-custom.html#runtimes-custom-managed-instances>)
+    /// and "Rust support for Lambda Managed Instances"
+    /// (<https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-rust.html>).
+    pub max_concurrency: Option<NonZeroU32>,
 }
 
 /// Push notifications: on unless turned off, to public HTTPS webhooks unless told
@@ -134,6 +147,41 @@ pub struct ConfigError {
     pub value: String,
     /// What it should be.
     pub expected: String,
+}
+
+/// The variable Lambda sets on Managed Instances ([`Config::max_concurrency`]).
+pub const MAX_CONCURRENCY: &str = "AWS_LAMBDA_MAX_CONCURRENCY";
+
+/// [`MAX_CONCURRENCY`] in the process's environment (what the Lambda runtime library
+/// reads).
+///
+/// # Errors
+/// A value [`Config::from_env`] would refuse.
+pub(crate) fn max_concurrency_from_env() -> Result<Option<NonZeroU32>, ConfigError> {
+    max_concurrency(&|name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    })
+}
+
+/// [`MAX_CONCURRENCY`] read through `get`: unset, or a whole number from 1 on. The Lambda
+/// runtime library would treat any other value as unset and serve one invocation at a
+/// time where Lambda sends several, so a bad value fails the init instead.
+fn max_concurrency(
+    get: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<NonZeroU32>, ConfigError> {
+    let Some(value) = get(MAX_CONCURRENCY) else {
+        return Ok(None);
+    };
+    value.trim().parse::<NonZeroU32>().map(Some).map_err(|_| {
+        invalid(
+            MAX_CONCURRENCY,
+            &value,
+            "a whole number of concurrent invocations, 1 or more (Lambda sets it on \
+                 Managed Instances)",
+        )
+    })
 }
 
 fn invalid(name: &'static str, value: &str, expected: impl Into<String>) -> ConfigError {
@@ -249,6 +297,7 @@ impl Config {
             auth,
             push,
             bindings,
+            max_concurrency: max_concurrency(&get)?,
         })
     }
 
@@ -493,6 +542,24 @@ mod tests {
             !short_key.to_string().contains("short"),
             "secret never shown"
         );
+    }
+
+    #[test]
+    fn managed_instances_concurrency_is_read_and_a_bad_value_fails_init() {
+        assert_eq!(config(&[]).unwrap().max_concurrency, None);
+        let read = config(&[(MAX_CONCURRENCY, " 8 ")]).unwrap();
+        assert_eq!(read.max_concurrency.map(NonZeroU32::get), Some(8));
+        let one = config(&[(MAX_CONCURRENCY, "1")]).unwrap();
+        assert_eq!(one.max_concurrency.map(NonZeroU32::get), Some(1));
+        for bad in ["0", "-2", "eight", "8.5", "4294967296"] {
+            assert_eq!(
+                config(&[(MAX_CONCURRENCY, bad)]).unwrap_err().to_string(),
+                format!(
+                    "AWS_LAMBDA_MAX_CONCURRENCY={bad:?} is not valid: a whole number of \
+                     concurrent invocations, 1 or more (Lambda sets it on Managed Instances)"
+                )
+            );
+        }
     }
 
     #[test]

@@ -39,6 +39,11 @@
 //! time, and billed for it (past it, the task fails with [`OUT_OF_TIME`]). When the environment shuts down, the tasks
 //! still at work are failed in the store with a clear status message before the process
 //! exits, within Lambda's 500 ms (the status message is [`SHUT_DOWN`]).
+//!
+//! On Lambda Managed Instances (`AWS_LAMBDA_MAX_CONCURRENCY`, [`Config::max_concurrency`])
+//! one environment serves that many invocations at once and is never frozen: background
+//! work needs no holding there, each agent run still ends with [`OUT_OF_TIME`] at its own
+//! invocation's deadline, and a shutdown settles every task at work.
 
 pub mod app;
 mod background;
@@ -255,8 +260,14 @@ impl Lambda {
                 (store, push_store)
             }
         };
+        // On Managed Instances every run is bounded by its own invocation's deadline.
+        let agent = if config.max_concurrency.is_some() {
+            background::Deadlined::new(self.agent).into_agent()
+        } else {
+            self.agent
+        };
         let engine = Engine::new(
-            self.agent,
+            agent,
             store,
             EngineConfig {
                 public_url: config
@@ -287,9 +298,15 @@ impl Lambda {
     /// Without the Extensions API, a warning is logged and non-blocking sends are served
     /// as blocking ones.
     ///
+    /// On Lambda Managed Instances (`AWS_LAMBDA_MAX_CONCURRENCY` set, read from the
+    /// process's environment even when [`Lambda::config`] gave the rest, as the Lambda
+    /// runtime library reads it), as many invocations at once as it says, background work
+    /// on whatever the Extensions API says (the environment is never frozen there), and
+    /// each agent run bounded by its invocation's deadline.
+    ///
     /// # Errors
     /// Not inside Lambda, init failed (logged first), or the runtime failed.
-    pub async fn run(self) -> Result<(), Error> {
+    pub async fn run(mut self) -> Result<(), Error> {
         let started = Instant::now();
         logging::init();
         if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none() {
@@ -311,13 +328,41 @@ impl Lambda {
                 None
             }
         };
+        // The configuration first: Managed Instances or not decides how the extension
+        // registers.
+        let configured = match self.config.take() {
+            Some(mut config) => config::max_concurrency_from_env().map(|concurrency| {
+                config.max_concurrency = concurrency;
+                config
+            }),
+            None => Config::from_env(),
+        };
+        let config = match configured {
+            Ok(config) => config,
+            Err(error) => {
+                let error = InitError::Config(error);
+                tracing::error!(%error, "init failed");
+                return Err(error.into());
+            }
+        };
+        let concurrency = config.max_concurrency;
+        let managed = concurrency.is_some();
+        self.config = Some(config);
         // Before the runtime's first request for an invocation: Lambda takes extensions'
         // registrations only during init.
         let background = Arc::new(Background::default());
-        let registered = Extension::register(&background).await;
-        let built = self.build(registered.is_ok());
+        let registered = Extension::register(&background, managed).await;
+        let built = self.build(managed || registered.is_ok());
+        if let (true, Err(error)) = (managed, &registered) {
+            tracing::warn!(
+                %error,
+                "no extension registered: Lambda ends the environment with SIGKILL alone, \
+                 and tasks still at work then keep their last saved state (background work \
+                 goes on: Managed Instances never freeze the environment)"
+            );
+        }
         // One warning, once the configuration says whether push was wanted.
-        if let Err(error) = &registered {
+        if let (false, Err(error)) = (managed, &registered) {
             let push_wanted = built
                 .as_ref()
                 .is_ok_and(|(_, _, config)| config.push.enabled);
@@ -357,7 +402,9 @@ impl Lambda {
         background.set_engine(engine);
         tracing::info!(
             streaming = config.streaming,
-            background_work = extension.is_some(),
+            max_concurrency = concurrency.map_or(1, std::num::NonZeroU32::get),
+            managed_instances = managed,
+            background_work = managed || extension.is_some(),
             auth = ?config.auth,
             instance_id = instance_id,
             task_store = if config.task_table.is_some() { "dynamodb" } else { "memory" },
@@ -366,7 +413,15 @@ impl Lambda {
             init_ms = started.elapsed().as_secs_f64() * 1000.0,
             "init complete"
         );
-        background::serve(app, config.streaming, &background, extension, signal).await
+        background::serve(
+            app,
+            config.streaming,
+            concurrency,
+            &background,
+            extension,
+            signal,
+        )
+        .await
     }
 }
 

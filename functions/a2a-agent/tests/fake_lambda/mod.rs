@@ -4,6 +4,15 @@
 //! asked for its next event (`/2020-01-01/extension/event/next`) after the previous one —
 //! until then the environment is not frozen.
 //!
+//! As Lambda Managed Instances ([`FakeApi::start_managed`]): every runtime worker asking
+//! for its next invocation gets one as soon as one is queued, whatever the others and the
+//! extensions do (the environment is never frozen); an extension may register for no
+//! event, and its `/event/next` is answered only at shutdown (never, here). Sources: AWS
+//! Lambda Developer Guide, "Understanding the Lambda Managed Instances execution
+//! environment"; AWS's runtime interface emulator for Managed Instances
+//! (`internal/lambda-managed-instances/rapi/handler/agentregister.go`: "No events allowed
+//! for internal extensions").
+//!
 //! Every wait is bounded; the child is killed on drop.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
@@ -78,10 +87,15 @@ struct ApiState {
     queue: tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>,
     records: mpsc::UnboundedSender<Record>,
     lifecycle: watch::Sender<Lifecycle>,
+    /// Lambda Managed Instances: no freezing, no events for extensions.
+    managed: bool,
+    /// The invocations handed out and not yet answered, and the most there ever were.
+    in_flight: Mutex<(usize, usize)>,
 }
 
 pub struct FakeApi {
     addr: SocketAddr,
+    state: Arc<ApiState>,
     invocations: mpsc::UnboundedSender<Invocation>,
     records: mpsc::UnboundedReceiver<Record>,
     /// Every record received so far.
@@ -107,11 +121,18 @@ async fn runtime_next(State(state): State<Arc<ApiState>>) -> Response {
         return StatusCode::GONE.into_response();
     };
     // The environment is frozen, and the next invocation may come, only once every
-    // extension has asked for its next event.
-    let mut lifecycle = state.lifecycle.subscribe();
-    let _ = lifecycle
-        .wait_for(|lifecycle| lifecycle.asking.values().all(|asking| *asking))
-        .await;
+    // extension has asked for its next event (on Managed Instances, never frozen).
+    if !state.managed {
+        let mut lifecycle = state.lifecycle.subscribe();
+        let _ = lifecycle
+            .wait_for(|lifecycle| lifecycle.asking.values().all(|asking| *asking))
+            .await;
+    }
+    {
+        let mut in_flight = state.in_flight.lock().unwrap();
+        in_flight.0 += 1;
+        in_flight.1 = in_flight.1.max(in_flight.0);
+    }
     state.lifecycle.send_modify(|lifecycle| {
         lifecycle
             .handed
@@ -141,11 +162,17 @@ async fn runtime_next(State(state): State<Arc<ApiState>>) -> Response {
         .unwrap()
 }
 
+fn answered(state: &ApiState) {
+    let mut in_flight = state.in_flight.lock().unwrap();
+    in_flight.0 = in_flight.0.saturating_sub(1);
+}
+
 async fn response(
     State(state): State<Arc<ApiState>>,
     Path(request_id): Path<String>,
     body: Bytes,
 ) -> Response {
+    answered(&state);
     let _ = state.records.send(Record::Response {
         request_id,
         body: body.to_vec(),
@@ -159,6 +186,7 @@ async fn invocation_error(
     Path(request_id): Path<String>,
     body: Bytes,
 ) -> Response {
+    answered(&state);
     let body = String::from_utf8_lossy(&body).into_owned();
     let _ = state
         .records
@@ -176,8 +204,19 @@ async fn register(State(state): State<Arc<ApiState>>, headers: HeaderMap, body: 
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let _ = state.records.send(Record::Registered {
         name: name.to_owned(),
-        body,
+        body: body.clone(),
     });
+    let events = body["events"].as_array().map_or(0, Vec::len);
+    if state.managed && events > 0 {
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(
+                json!({"errorMessage": "No events allowed for internal extensions",
+                              "errorType": "Extension.InvalidEventType"}),
+            ),
+        )
+            .into_response();
+    }
     let mut id = String::new();
     state.lifecycle.send_modify(|lifecycle| {
         id = format!("ext-{}", lifecycle.told.len() + 1);
@@ -215,6 +254,10 @@ async fn extension_next(State(state): State<Arc<ApiState>>, headers: HeaderMap) 
     let Some(told) = told else {
         return StatusCode::FORBIDDEN.into_response();
     };
+    if state.managed {
+        // No event but SHUTDOWN, which an internal extension never gets.
+        return std::future::pending().await;
+    }
     let mut lifecycle = state.lifecycle.subscribe();
     let _ = lifecycle
         .wait_for(|lifecycle| lifecycle.handed.len() > told)
@@ -239,12 +282,24 @@ async fn extension_next(State(state): State<Arc<ApiState>>, headers: HeaderMap) 
 impl FakeApi {
     /// The Runtime API, with the Extensions API when `extensions`.
     pub async fn start(extensions: bool) -> Self {
+        Self::serve(extensions, false).await
+    }
+
+    /// The Runtime and Extensions APIs as Lambda Managed Instances serve them: start the
+    /// function with [`Function::start`] and `AWS_LAMBDA_MAX_CONCURRENCY` in its variables.
+    pub async fn start_managed() -> Self {
+        Self::serve(true, true).await
+    }
+
+    async fn serve(extensions: bool, managed: bool) -> Self {
         let (invocations, queue) = mpsc::unbounded_channel();
         let (records_tx, records) = mpsc::unbounded_channel();
         let state = Arc::new(ApiState {
             queue: tokio::sync::Mutex::new(queue),
             records: records_tx,
             lifecycle: watch::Sender::new(Lifecycle::default()),
+            managed,
+            in_flight: Mutex::new((0, 0)),
         });
         let mut app = Router::new()
             .route("/2018-06-01/runtime/invocation/next", get(runtime_next))
@@ -261,7 +316,7 @@ impl FakeApi {
                 .route("/2020-01-01/extension/register", post(register))
                 .route("/2020-01-01/extension/event/next", get(extension_next));
         }
-        let app = app.with_state(state);
+        let app = app.with_state(Arc::clone(&state));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(async move {
@@ -269,11 +324,22 @@ impl FakeApi {
         });
         Self {
             addr,
+            state,
             invocations,
             records,
             seen: Vec::new(),
             server,
         }
+    }
+
+    /// The most invocations that were ever handed out and not yet answered at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.state.in_flight.lock().unwrap().1
+    }
+
+    /// The address the function reaches the APIs at (`AWS_LAMBDA_RUNTIME_API`).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     /// Queues an invocation whose deadline is `within` from now; the deadline's instant.
@@ -310,6 +376,14 @@ impl FakeApi {
         }
     }
 
+    /// Every record so far, those not yet looked at included.
+    pub fn records(&mut self) -> &[Record] {
+        while let Ok(record) = self.records.try_recv() {
+            self.seen.push(record);
+        }
+        &self.seen
+    }
+
     pub async fn handed(&mut self, request_id: &str) -> (usize, Instant) {
         match self
             .find(&format!("{request_id} handed out"), 0, |record| {
@@ -340,6 +414,33 @@ impl FakeApi {
         assert_eq!(response["statusCode"], 200, "{response}");
         let answer = serde_json::from_str(response["body"].as_str().unwrap()).unwrap();
         (index, answer, at)
+    }
+
+    /// The streamed response to `request_id` (`Lambda-Runtime-Function-Response-Mode:
+    /// streaming`), once all of it arrived: its prelude (status and headers) and its body.
+    pub async fn streamed(&mut self, request_id: &str) -> (Value, String) {
+        let (_, record) = self
+            .find(
+                &format!("the streamed response to {request_id}"),
+                0,
+                |record| {
+                    matches!(record,
+                    Record::Response { request_id: id, .. }
+                    | Record::InvocationError { request_id: id, .. } if id == request_id)
+                },
+            )
+            .await;
+        let Record::Response { body, .. } = record else {
+            panic!("{request_id} failed: {record:?}");
+        };
+        let separator = [0_u8; 8];
+        let at = body
+            .windows(separator.len())
+            .position(|window| window == separator)
+            .unwrap_or_else(|| panic!("no prelude in {:?}", String::from_utf8_lossy(&body)));
+        let prelude = serde_json::from_slice(&body[..at]).unwrap();
+        let rest = String::from_utf8(body[at + separator.len()..].to_vec()).unwrap();
+        (prelude, rest)
     }
 
     /// When an extension next asked for its next event after record `from`.
@@ -415,8 +516,13 @@ fn collect_lines(stream: impl Read + Send + 'static, lines: Arc<Mutex<Vec<String
 
 impl Function {
     /// The function binary as Lambda starts it, pointed at `api`, with `vars` on top.
+    ///
+    /// `A2A_AGENT_BINARY`, when set, names another build of the binary to start (a
+    /// `lambda-release` one, for figures).
     pub fn start(api: &FakeApi, vars: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-agent"));
+        let binary = std::env::var_os("A2A_AGENT_BINARY")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_a2a-agent").into());
+        let mut command = Command::new(binary);
         command
             .env_clear()
             .env("AWS_LAMBDA_RUNTIME_API", api.addr.to_string())
@@ -469,6 +575,29 @@ impl Function {
         }
     }
 
+    /// The most memory the process has had resident so far (`VmHWM`), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the process's status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in the status")
+    }
+
+    /// Waits for the process to end by itself; how it ended.
+    pub async fn exited(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the process is there") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "still running after {STEP:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// The JSON log lines so far.
     pub fn logs(&self) -> Vec<Value> {
         self.lines
@@ -476,6 +605,16 @@ impl Function {
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
             .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+            .collect()
+    }
+
+    /// The log lines so far that are JSON, the others left out.
+    pub fn json_logs(&self) -> Vec<Value> {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
             .collect()
     }
 

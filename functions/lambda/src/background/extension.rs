@@ -176,8 +176,14 @@ pub fn deadline_instant(deadline_ms: u64) -> Instant {
 /// [`Background::hold`]) before the extension asks for the next one. It never fails:
 /// an error here would make the extension report itself failed to Lambda, which resets
 /// the environment.
+///
+/// On Managed Instances (`managed`) no event is held: the extension registered for none,
+/// and holding an invocation there would wait for a record the runtime never makes.
 #[derive(Debug, Clone)]
-pub struct Processor(Arc<Background>);
+pub struct Processor {
+    background: Arc<Background>,
+    managed: bool,
+}
 
 impl Service<LambdaEvent> for Processor {
     type Response = ();
@@ -189,9 +195,10 @@ impl Service<LambdaEvent> for Processor {
     }
 
     fn call(&mut self, event: LambdaEvent) -> Self::Future {
-        let background = Arc::clone(&self.0);
+        let background = Arc::clone(&self.background);
+        let managed = self.managed;
         Box::pin(async move {
-            if let NextEvent::Invoke(invoke) = event.next {
+            if let (NextEvent::Invoke(invoke), false) = (event.next, managed) {
                 let deadline = deadline_instant(invoke.deadline_ms);
                 background.hold(&invoke.request_id, deadline).await;
             }
@@ -217,13 +224,24 @@ impl Extension {
     /// [`REGISTER_TIMEOUT`]. Call it during init, before the runtime asks for its first
     /// invocation: Lambda takes registrations only then.
     ///
+    /// On Lambda Managed Instances (`managed`), for no event at all: an internal extension
+    /// may subscribe to none there, and it registers only so that `SIGTERM` comes at
+    /// shutdown (see [`super::managed`]).
+    ///
     /// # Errors
     /// No Extensions API (not on Lambda, or an emulator without it), or it refused.
-    pub async fn register(background: &Arc<Background>) -> Result<Self, ExtensionError> {
+    pub async fn register(
+        background: &Arc<Background>,
+        managed: bool,
+    ) -> Result<Self, ExtensionError> {
+        let events: &'static [&'static str] = if managed { &[] } else { &["INVOKE"] };
         let registering = lambda_extension::Extension::new()
             .with_extension_name(EXTENSION_NAME)
-            .with_events(&["INVOKE"])
-            .with_events_processor(Processor(Arc::clone(background)))
+            .with_events(events)
+            .with_events_processor(Processor {
+                background: Arc::clone(background),
+                managed,
+            })
             .register();
         match tokio::time::timeout(REGISTER_TIMEOUT, registering).await {
             Ok(Ok(registered)) => Ok(Self(registered)),

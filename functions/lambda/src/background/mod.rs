@@ -37,10 +37,15 @@
 //! as blocking ones ([`EngineConfig::background_work`] false): slower to answer, but no
 //! work is silently lost.
 //!
+//! **Lambda Managed Instances.** Where one environment serves many invocations at once
+//! and is never frozen, none of the above holds anything: see [`managed`].
+//!
 //! [`EngineConfig::background_work`]: a2a_lambda_server::host::engine::EngineConfig::background_work
 
 mod extension;
 mod invocations;
+pub(crate) mod managed;
+mod shareable;
 pub(crate) mod shutdown;
 
 pub use extension::OUT_OF_TIME;
@@ -50,18 +55,28 @@ use extension::{DEADLINE_MARGIN, Held, NEXT_EVENT_SLACK};
 #[cfg(test)]
 use invocations::Invocations;
 pub(crate) use invocations::TrackLayer;
+pub(crate) use managed::{DeadlineLayer, Deadlined};
 pub use shutdown::SHUT_DOWN;
 #[cfg(test)]
 use shutdown::Settled;
 pub(crate) use shutdown::Signal;
 
+use std::num::NonZeroU32;
+
 use lambda_http::lambda_runtime::{Runtime, layers::TracingLayer};
+use tower::util::MapResponse;
+
+use shareable::{Answer, AnswerBody};
 
 use crate::{App, Error};
 
 /// Serves the runtime's invocations with `app` (streamed or buffered), each one recorded
 /// in `background` when finished, alongside the extension when it registered, until the
 /// runtime stops or `signal` comes.
+///
+/// With `concurrency` (Lambda Managed Instances, [`managed`]), that many invocations at
+/// once, each served within its deadline's scope ([`DeadlineLayer`]) and none recorded:
+/// the extension holds no invocation there.
 ///
 /// The extension's end does not stop the runtime: it is logged as an error (non-blocking
 /// sends may stall from then on) and the runtime goes on. On the shutdown signal, the
@@ -73,15 +88,36 @@ use crate::{App, Error};
 pub async fn serve(
     app: App,
     streaming: bool,
+    concurrency: Option<NonZeroU32>,
     background: &Background,
     extension: Option<Extension>,
     signal: Option<Signal>,
 ) -> Result<(), Error> {
     let track = TrackLayer::new(background.invocations());
-    // What lambda_http::run and run_with_streaming_response do, with the tracking layer
-    // inside the runtime's tracing span.
+    let deadlines = DeadlineLayer::default();
+    let served = deadlines.served();
+    // What lambda_http::run and run_with_streaming_response do (their `_concurrent`
+    // variants on Managed Instances), with the tracking or deadline layer inside the
+    // runtime's tracing span. `run_concurrent` starts as many workers as
+    // AWS_LAMBDA_MAX_CONCURRENCY says, each asking for its own next invocation.
     let runtime = async move {
-        if streaming {
+        if concurrency.is_some() {
+            if streaming {
+                let app = MapResponse::new(app, AnswerBody::response as fn(_) -> _);
+                Runtime::new(lambda_http::StreamAdapter::from(app))
+                    .layer(deadlines)
+                    .layer(TracingLayer::new())
+                    .run_concurrent()
+                    .await
+            } else {
+                let app = MapResponse::new(app, Answer::new as fn(_) -> _);
+                Runtime::new(lambda_http::Adapter::from(app))
+                    .layer(deadlines)
+                    .layer(TracingLayer::new())
+                    .run_concurrent()
+                    .await
+            }
+        } else if streaming {
             Runtime::new(lambda_http::StreamAdapter::from(app))
                 .layer(track)
                 .layer(TracingLayer::new())
@@ -115,15 +151,29 @@ pub async fn serve(
             result = &mut runtime => return result,
             signaled = &mut shutdown => {
                 background.shut_down(signaled).await;
+                if concurrency.is_some() {
+                    // Invocations still in flight (a blocking send whose task was just
+                    // failed) post their answers, within the shutdown's time.
+                    let _ = tokio::time::timeout_at(signaled + shutdown::DRAIN_WITHIN, served)
+                        .await;
+                }
                 return Ok(());
             }
             error = &mut extension, if extension_runs => {
                 extension_runs = false;
-                tracing::error!(
-                    %error,
-                    "the background-work extension stopped: the agents of non-blocking \
-                     sends may be frozen with the environment from now on"
-                );
+                if concurrency.is_some() {
+                    tracing::error!(
+                        %error,
+                        "the background-work extension stopped (background work goes on: \
+                         Managed Instances never freeze the environment)"
+                    );
+                } else {
+                    tracing::error!(
+                        %error,
+                        "the background-work extension stopped: the agents of non-blocking \
+                         sends may be frozen with the environment from now on"
+                    );
+                }
             }
         }
     }

@@ -294,4 +294,5 @@ fn http_parts() -> axum::http::response::Parts {
     axum::http::Response::new(()).into_parts().0
 }
 
+mod managed;
 mod shutdown;

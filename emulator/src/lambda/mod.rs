@@ -390,6 +390,23 @@ impl LocalLambda {
     }
 }
 
+/// The function's log (see [`RunningLambda::log`]).
+#[derive(Debug, Clone)]
+pub struct FunctionLog(Arc<process::Logs>);
+
+impl FunctionLog {
+    /// Its lines, oldest first.
+    ///
+    /// ```no_run
+    /// # async fn example(lambda: a2a_lambda_emulator::lambda::RunningLambda) {
+    /// let lines = lambda.log().lines();
+    /// # }
+    /// ```
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lines()
+    }
+}
+
 /// A started local Lambda. Dropping it kills the function at once; call
 /// [`shutdown`](Self::shutdown) for Lambda's shutdown.
 #[derive(Debug)]
@@ -469,6 +486,20 @@ impl RunningLambda {
     /// ```
     pub fn logs(&self) -> Vec<String> {
         self.function.logs.lines()
+    }
+
+    /// A handle on the function's log that outlives this one (to read what the function
+    /// printed while [`shutdown`](Self::shutdown) ran).
+    ///
+    /// ```no_run
+    /// # async fn example(lambda: a2a_lambda_emulator::lambda::RunningLambda) {
+    /// let log = lambda.log();
+    /// lambda.shutdown().await.unwrap();
+    /// let last = log.lines().pop();
+    /// # }
+    /// ```
+    pub fn log(&self) -> FunctionLog {
+        FunctionLog(Arc::clone(&self.function.logs))
     }
 
     /// The inspector's journal (its invocations and environments), when it is on.

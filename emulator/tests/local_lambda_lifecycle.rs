@@ -1,0 +1,262 @@
+#![cfg(target_os = "linux")]
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! The local Lambda's lifecycle on functions that show one behaviour each: a timeout and
+//! its reset, invoke and init errors as each front answers them, background work of a
+//! function without an extension stalled while frozen, and Managed Instances'
+//! concurrency. The functions are custom runtimes in shell scripts (and the real
+//! `a2a-agent` where it can show the behaviour).
+
+mod local_lambda_support;
+
+use std::time::Duration;
+
+use a2a_lambda_emulator::lambda::{EventShape, LocalLambda};
+use local_lambda_support::*;
+use serde_json::json;
+
+fn shell(scratch: &Scratch, init: &str, handle: &str) -> LocalLambda {
+    LocalLambda::new(shell_function(&scratch.0, init, handle)).port(0)
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let answer = reqwest::Client::new()
+        .get(url)
+        .timeout(STEP)
+        .send()
+        .await
+        .expect("the front answers");
+    (answer.status().as_u16(), answer.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_timeout_is_reported_as_lambda_reports_it_and_the_environment_is_reset() {
+    let scratch = Scratch::new("timeout");
+    let lambda = start(
+        shell(
+            &scratch,
+            "",
+            &format!(r#"case "$event" in *slow*) sleep 30;; esac; {RESPOND_OK}"#),
+        )
+        .timeout(Duration::from_secs(1)),
+    )
+    .await;
+    let (status, body) = get(&format!("{}/fast", lambda.base_url())).await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+    let first = lambda.pid().unwrap();
+    let (status, body) = get(&format!("{}/slow", lambda.base_url())).await;
+    // A Function URL's answer to a function error.
+    assert_eq!((status, body.as_str()), (502, "Internal Server Error"));
+    let logs = lambda.logs();
+    let timed_out: Vec<&String> = logs
+        .iter()
+        .filter(|line| line.ends_with("Task timed out after 1.00 seconds"))
+        .collect();
+    assert_eq!(timed_out.len(), 1, "{logs:#?}");
+    assert!(
+        logs.iter()
+            .any(|line| line.starts_with("REPORT") && line.ends_with("\tStatus: timeout")),
+        "{logs:#?}"
+    );
+    // The environment was reset: its process is gone, the next call starts another.
+    eventually("the timed-out process gone", || {
+        (process_state(first).is_none()).then_some(())
+    })
+    .await;
+    let (status, body) = get(&format!("{}/again", lambda.base_url())).await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+    assert_ne!(lambda.pid().unwrap(), first);
+    let journal = lambda.journal().unwrap();
+    let environments = journal.sessions();
+    assert_eq!(environments.len(), 2, "{environments:#?}");
+    assert_eq!(
+        environments[0].why.as_deref(),
+        Some("the invocation timed out")
+    );
+    let slow = &journal.invocations(&Default::default())[1];
+    assert_eq!(slow.to_json()["lambda"]["error"], "Sandbox.Timedout");
+    lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_invoke_error_is_answered_as_each_front_answers_it() {
+    let scratch = Scratch::new("invoke-error");
+    let cases = [
+        (EventShape::FunctionUrl, 502, "Internal Server Error"),
+        (
+            EventShape::ApigwV2,
+            500,
+            r#"{"message":"Internal Server Error"}"#,
+        ),
+        (
+            EventShape::ApigwV1,
+            502,
+            r#"{"message": "Internal server error"}"#,
+        ),
+    ];
+    for (shape, expected_status, expected_body) in cases {
+        let lambda = start(shell(&scratch, "", "post_error Function.Boom").event(shape)).await;
+        let (status, body) = get(&format!("{}/", lambda.base_url())).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (expected_status, expected_body),
+            "{shape:?}"
+        );
+        let logs = lambda.logs();
+        assert!(
+            logs.iter().any(|line| line.contains("ERROR Invoke Error")
+                && line.contains(r#""errorType":"Function.Boom""#)),
+            "{logs:#?}"
+        );
+        // An invoke error does not reset the environment.
+        let pid = frozen(&lambda).await;
+        let (status, _) = get(&format!("{}/", lambda.base_url())).await;
+        assert_eq!(status, expected_status);
+        assert_eq!(lambda.pid(), Some(pid));
+        lambda.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_init_error_of_the_real_function_is_a_function_error() {
+    // The a2a-agent refuses a configuration it cannot serve at init
+    // (`/runtime/init/error`), as on Lambda.
+    let lambda = start(agent().env("A2A_AUTH", "bogus")).await;
+    let (status, body) = get(&format!(
+        "{}/.well-known/agent-card.json",
+        lambda.base_url()
+    ))
+    .await;
+    assert_eq!((status, body.as_str()), (502, "Internal Server Error"));
+    let logs = lambda.logs();
+    assert!(
+        logs.iter()
+            .any(|line| line.starts_with("INIT_REPORT") && line.contains("Status: error")),
+        "{logs:#?}"
+    );
+    let journal = lambda.journal().unwrap();
+    let call = journal.invocations(&Default::default()).pop().unwrap();
+    assert_eq!(call.status, 502);
+    assert!(call.lambda.unwrap().error.is_some());
+    lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn background_work_without_an_extension_stalls_while_frozen_as_on_lambda() {
+    let scratch = Scratch::new("stall");
+    let ticks = scratch.path("ticks");
+    // Each invocation starts work in the background and answers at once: nothing holds
+    // the environment, so Lambda freezes it with the work half done.
+    let handle = format!(
+        r#"( i=0; while [ $i -lt 100000 ]; do echo tick >> '{}'; i=$((i+1)); sleep 0.01; done ) &
+{RESPOND_OK}"#,
+        ticks.display()
+    );
+    let lambda = start(shell(&scratch, "", &handle).timeout(Duration::from_secs(5))).await;
+    let (status, _) = get(&format!("{}/", lambda.base_url())).await;
+    assert_eq!(status, 200);
+    let pid = frozen(&lambda).await;
+    let count = || {
+        std::fs::read_to_string(&ticks)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    // Frozen: the whole process group is stopped, the work with it.
+    let stalled = count();
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(process_state(pid), Some('T'));
+        assert_eq!(count(), stalled, "the background work ran while frozen");
+    }
+    // The next invocation thaws it, and the work goes on.
+    let (status, _) = get(&format!("{}/", lambda.base_url())).await;
+    assert_eq!(status, 200);
+    eventually("the background work going on after the thaw", || {
+        (count() > stalled || !lambda.frozen()).then_some(())
+    })
+    .await;
+    let journal = lambda.journal().unwrap();
+    let environment = journal.sessions().pop().unwrap();
+    assert!(
+        environment
+            .events
+            .iter()
+            .any(|event| event.state.as_str() == "frozen"),
+        "{environment:#?}"
+    );
+    lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn managed_instances_run_invocations_at_once_and_never_freeze() {
+    let scratch = Scratch::new("concurrency");
+    let dir = scratch.0.display().to_string();
+    // N runtime workers, as a Managed Instances runtime starts them; each invocation
+    // waits until all N are in flight at once, so one at a time would never finish.
+    let n = 4;
+    let init = format!(
+        r#"worker() {{ while true; do
+  headers=$(mktemp)
+  event=$(curl -sS -D "$headers" "$api/invocation/next")
+  id=$(tr -d '\r' < "$headers" | grep -i '^lambda-runtime-aws-request-id:' | cut -d' ' -f2)
+  rm -f "$headers"
+  touch '{dir}/in-flight-'"$id"
+  while [ "$(ls '{dir}' | grep -c in-flight-)" -lt {n} ]; do sleep 0.02; done
+  post_response '{{"statusCode":200,"body":"together"}}'
+done; }}
+i=1; while [ $i -lt {n} ]; do worker & i=$((i+1)); done
+worker"#
+    );
+    let lambda = start(
+        shell(&scratch, &init, "")
+            .max_concurrency(n)
+            .timeout(Duration::from_secs(15)),
+    )
+    .await;
+    let calls = (0..n).map(|_| get(lambda.base_url()));
+    let answers = futures_util::future::join_all(calls).await;
+    for (status, body) in answers {
+        assert_eq!((status, body.as_str()), (200, "together"));
+    }
+    assert!(!lambda.frozen());
+    let environment = lambda.journal().unwrap().sessions().pop().unwrap();
+    assert!(
+        !environment
+            .events
+            .iter()
+            .any(|event| event.state.as_str() == "frozen"),
+        "{environment:#?}"
+    );
+    lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_real_function_serves_concurrent_sends_with_max_concurrency() {
+    let lambda = start(
+        agent()
+            .env("A2A_AGENT", "echo")
+            .max_concurrency(8)
+            .timeout(Duration::from_secs(30)),
+    )
+    .await;
+    let url = format!("{}/", lambda.base_url());
+    let sends = (0..8).map(|i| {
+        let url = url.clone();
+        async move {
+            post(
+                &url,
+                &rpc(
+                    i,
+                    "message/send",
+                    json!({"message": message(&format!("c-{i}"), "hi")}),
+                ),
+            )
+            .await
+        }
+    });
+    for (status, _, answer) in futures_util::future::join_all(sends).await {
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["result"]["status"]["state"], "completed", "{answer}");
+    }
+    assert!(!lambda.frozen());
+    lambda.shutdown().await.unwrap();
+}

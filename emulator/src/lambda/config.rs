@@ -32,14 +32,17 @@ pub enum EventShape {
     /// `anonymous` without auth): "Invoking Lambda function URLs",
     /// <https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads>.
     #[default]
+    #[value(help = "a Function URL's event (payload format 2.0)")]
     FunctionUrl,
     /// An API Gateway HTTP API's Lambda proxy event, payload format 2.0: "Create AWS
     /// Lambda proxy integrations for HTTP APIs",
     /// <https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html>.
+    #[value(help = "an API Gateway HTTP API's event (payload format 2.0)")]
     ApigwV2,
     /// An API Gateway REST API's Lambda proxy event (`httpMethod`, `multiValueHeaders`,
     /// `{proxy+}` resource): "Lambda proxy integrations in API Gateway",
     /// <https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#api-gateway-simple-proxy-for-lambda-input-format>.
+    #[value(help = "an API Gateway REST API's proxy event (payload format 1.0)")]
     ApigwV1,
 }
 
@@ -61,10 +64,12 @@ impl EventShape {
 pub enum InvokeMode {
     /// `BUFFERED`: the whole response, once the function has returned it.
     #[default]
+    #[value(help = "BUFFERED: the whole response once the function has returned it")]
     Buffered,
     /// `RESPONSE_STREAM`: the response's bytes as the function writes them
     /// ("Response streaming for Lambda functions",
     /// <https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html>).
+    #[value(help = "RESPONSE_STREAM: the response's bytes as the function writes them")]
     ResponseStream,
 }
 

@@ -55,7 +55,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use cli::{LambdaArgs, run};
+pub use cli::{LISTENING_PREFIX, LambdaArgs, run};
 pub use config::{
     DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, EventShape, INIT_TIMEOUT, InvokeMode, SHUTDOWN_GRACE,
 };

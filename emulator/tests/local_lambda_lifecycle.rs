@@ -155,6 +155,13 @@ async fn background_work_without_an_extension_stalls_while_frozen_as_on_lambda()
     let (status, _) = get(&format!("{}/", lambda.base_url())).await;
     assert_eq!(status, 200);
     let pid = frozen(&lambda).await;
+    // Every process of the environment (the runtime's shell, the work's subshell, its
+    // `sleep`) is stopped, not only the runtime.
+    eventually("every process of the group stopped", || {
+        let states = group_states(pid);
+        (states.len() >= 2 && states.iter().all(|state| *state == 'T')).then_some(())
+    })
+    .await;
     let count = || {
         std::fs::read_to_string(&ticks)
             .map(|text| text.lines().count())
@@ -259,4 +266,64 @@ async fn the_real_function_serves_concurrent_sends_with_max_concurrency() {
     }
     assert!(!lambda.frozen());
     lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_external_extension_gets_invoke_events_and_the_shutdown_event() {
+    let scratch = Scratch::new("external");
+    let events = scratch.path("events");
+    let extension = scratch.path("recorder");
+    std::fs::write(
+        &extension,
+        format!(
+            r#"#!/bin/sh
+api="http://$AWS_LAMBDA_RUNTIME_API/2020-01-01/extension"
+headers=$(mktemp)
+curl -sS -D "$headers" -o /dev/null -X POST "$api/register" -H 'Lambda-Extension-Name: recorder' -d '{{"events":["INVOKE","SHUTDOWN"]}}'
+id=$(tr -d '\r' < "$headers" | grep -i '^lambda-extension-identifier:' | cut -d' ' -f2)
+while true; do
+  event=$(curl -sS -H "Lambda-Extension-Identifier: $id" "$api/event/next")
+  echo "$event" >> '{}'
+  case "$event" in *SHUTDOWN*) exit 0;; esac
+done
+"#,
+            events.display()
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&extension).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&extension, permissions).unwrap();
+    let lambda = start(shell(&scratch, "", RESPOND_OK).extension(&extension)).await;
+    let answer = reqwest::get(lambda.base_url()).await.unwrap();
+    assert_eq!(answer.status(), 200);
+    let request_id = answer.headers()["x-amzn-requestid"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    // The extension is frozen with the function, once both asked for their next event.
+    let pid = frozen(&lambda).await;
+    let read = || -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&events)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let invoke = read();
+    assert_eq!(invoke.len(), 1, "{invoke:?}");
+    assert_eq!(invoke[0]["eventType"], "INVOKE");
+    assert_eq!(invoke[0]["requestId"], request_id.as_str());
+    assert_eq!(
+        invoke[0]["invokedFunctionArn"],
+        "arn:aws:lambda:us-east-1:123456789012:function:bootstrap"
+    );
+    let report = lambda.shutdown().await.unwrap();
+    assert_eq!(report.shutdown_events, 1, "{report:?}");
+    assert!(report.sigterm && report.exited_in_grace, "{report:?}");
+    assert_eq!(process_state(pid), None);
+    let shutdown = read().pop().unwrap();
+    assert_eq!(shutdown["eventType"], "SHUTDOWN", "{shutdown}");
+    assert_eq!(shutdown["shutdownReason"], "spindown");
+    assert!(shutdown["deadlineMs"].as_u64().unwrap() > 0);
 }

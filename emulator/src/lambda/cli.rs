@@ -31,6 +31,11 @@ pub struct LambdaArgs {
     #[arg(long, required = true, num_args = 1.., value_name = "PATH [ARG]...")]
     pub cmd: Vec<String>,
 
+    /// An external extension's binary (repeatable): started before the function, as a
+    /// layer's /opt/extensions/NAME; it may register for SHUTDOWN.
+    #[arg(long = "extension", value_name = "PATH")]
+    pub extensions: Vec<std::path::PathBuf>,
+
     /// A function environment variable, `NAME=VALUE` (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
@@ -137,6 +142,9 @@ impl LambdaArgs {
         for arg in args {
             lambda = lambda.arg(arg.clone());
         }
+        for extension in &self.extensions {
+            lambda = lambda.extension(extension.clone());
+        }
         for (name, value) in &self.env {
             lambda = lambda.env(name.clone(), value.clone());
         }
@@ -182,6 +190,7 @@ pub async fn run(args: &LambdaArgs) -> Result<(), LambdaError> {
     tracing::info!(
         sigterm = report.sigterm,
         exited_in_grace = report.exited_in_grace,
+        shutdown_events = report.shutdown_events,
         "local Lambda stopped"
     );
     Ok(())

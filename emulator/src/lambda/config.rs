@@ -18,11 +18,15 @@ pub const DEFAULT_MEMORY_MB: u32 = 128;
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the runtime has between SIGTERM and SIGKILL at shutdown when an extension is
-/// registered: Lambda sends SIGTERM and waits 500 ms for an internal extension (up to
-/// 2,000 ms with external ones, which run as processes of their own and are not emulated)
+/// registered: Lambda sends SIGTERM and waits 500 ms for a function with an internal
+/// extension (2,000 ms in all with external ones: [`EXTENSIONS_SHUTDOWN_GRACE`])
 /// ("Shutdown phase",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-shutdown>).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// How long the shutdown may take with an external extension registered: 2,000 ms
+/// (same page); the runtime is killed after [`SHUTDOWN_GRACE`] all the same.
+pub const EXTENSIONS_SHUTDOWN_GRACE: Duration = Duration::from_millis(2000);
 
 /// What event the front hands the function for an HTTP request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -80,6 +84,8 @@ pub(crate) struct FunctionConfig {
     pub command: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
+    /// External extensions' binaries (what a layer puts under `/opt/extensions`).
+    pub extensions: Vec<PathBuf>,
     /// The function's environment variables (`--env K=V`).
     pub env: Vec<(String, String)>,
     /// `AWS_LAMBDA_FUNCTION_NAME`.

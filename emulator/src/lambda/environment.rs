@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::body::Bytes;
 use tokio::sync::Semaphore;
 
-use super::config::{FunctionConfig, INIT_TIMEOUT, SHUTDOWN_GRACE};
+use super::config::{FunctionConfig, INIT_TIMEOUT};
 use super::instance::{FunctionError, Instance, Invocation};
 use super::process::Logs;
 use super::record::Recorder;
@@ -27,8 +27,10 @@ pub struct ShutdownReport {
     pub environment: bool,
     /// The runtime got `SIGTERM` (an extension was registered).
     pub sigterm: bool,
-    /// The process exited by itself within the grace, before `SIGKILL`.
+    /// The runtime exited by itself within the grace, before `SIGKILL`.
     pub exited_in_grace: bool,
+    /// `SHUTDOWN` events sent (to the external extensions registered for them).
+    pub shutdown_events: usize,
 }
 
 /// The function and its execution environment.
@@ -70,7 +72,7 @@ impl Function {
     pub fn pid(&self) -> Option<u32> {
         self.latest()
             .filter(|instance| !instance.is_dead())
-            .map(|instance| instance.pid)
+            .map(|instance| instance.pid())
     }
 
     /// Whether the live environment is frozen now.
@@ -100,7 +102,8 @@ impl Function {
             Arc::clone(&self.logs),
             recorder,
             runtime_api::serve,
-        )?;
+        )
+        .await?;
         *self.latest.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&instance));
         if let Err(error) = instance.initialized(INIT_TIMEOUT).await {
             self.logs.line(format!(
@@ -141,12 +144,7 @@ impl Function {
         let Some(instance) = self.latest().filter(|instance| !instance.is_dead()) else {
             return ShutdownReport::default();
         };
-        let (sigterm, exited_in_grace) = instance.shut_down(SHUTDOWN_GRACE).await;
-        ShutdownReport {
-            environment: true,
-            sigterm,
-            exited_in_grace,
-        }
+        instance.shut_down().await
     }
 
     /// Kills the live environment at once (the handle was dropped).

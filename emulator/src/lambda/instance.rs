@@ -30,7 +30,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::body::Bytes;
@@ -40,7 +40,8 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::config::FunctionConfig;
+use super::config::{EXTENSIONS_SHUTDOWN_GRACE, FunctionConfig, SHUTDOWN_GRACE};
+use super::environment::ShutdownReport;
 use super::process::{self, Logs};
 use super::record::Recorder;
 use crate::inspector::SessionState;
@@ -128,7 +129,13 @@ struct Inflight {
 /// A registered extension.
 struct Extension {
     name: String,
+    /// An external extension (a process of its own), not one in the runtime's process.
+    external: bool,
     invoke: bool,
+    /// Registered for `SHUTDOWN` (external extensions only).
+    shutdown: bool,
+    /// Its `SHUTDOWN` event was handed to it.
+    shutdown_delivered: bool,
     /// It is in `/event/next`.
     waiting: bool,
     /// Events it has yet to be given.
@@ -164,22 +171,25 @@ pub(crate) struct Instance {
     pub config: Arc<FunctionConfig>,
     state: Mutex<State>,
     changed: watch::Sender<u64>,
-    /// The process (and its group's leader).
-    pub pid: u32,
-    group: Pid,
+    /// The function's process.
+    pids: OnceLock<u32>,
+    /// The environment's process group (led by the first process started).
+    group: OnceLock<Pid>,
     logs: Arc<Logs>,
     pub recorder: Recorder,
     started: Instant,
-    server: Mutex<Option<JoinHandle<()>>>,
-    /// The process exited (set by its waiter).
+    servers: Mutex<Vec<JoinHandle<()>>>,
+    /// The function's process exited (set by its waiter).
     exited: watch::Receiver<Option<String>>,
     reaped: AtomicBool,
+    /// External extension processes still running.
+    extension_processes: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Instance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Instance")
-            .field("pid", &self.pid)
+            .field("pid", &self.pid())
             .finish_non_exhaustive()
     }
 }
@@ -210,29 +220,35 @@ impl Drop for Waiting<'_> {
 }
 
 impl Instance {
-    /// Starts the function's process against the Runtime API bound at `listener`, served
-    /// by `serve` (given the instance).
-    pub(crate) fn start(
+    /// Starts an environment: the Runtime API on `listener` (and on a second address for
+    /// the external extensions, when there are any), served by `serve`; the external
+    /// extensions' processes first, then — once each has registered, as Lambda starts the
+    /// runtime after the extensions' init — the function's.
+    ///
+    /// # Errors
+    /// A process that cannot be started, or an extension that never registers.
+    pub(crate) async fn start(
         config: Arc<FunctionConfig>,
         listener: tokio::net::TcpListener,
         logs: Arc<Logs>,
         recorder: Recorder,
-        serve: impl FnOnce(Arc<Self>, tokio::net::TcpListener) -> JoinHandle<()>,
+        serve: impl Fn(Arc<Self>, tokio::net::TcpListener, bool) -> JoinHandle<()>,
     ) -> Result<Arc<Self>, FunctionError> {
-        let address = listener
-            .local_addr()
-            .map_err(|error| FunctionError::new("Runtime.Unknown", error.to_string()))?;
-        let child = process::spawn(&config, address, &logs).map_err(|error| {
-            FunctionError::new(
-                "Runtime.InvalidEntrypoint",
-                format!("cannot run {}: {error}", config.command.display()),
+        let unknown =
+            |error: std::io::Error| FunctionError::new("Runtime.Unknown", error.to_string());
+        let address = listener.local_addr().map_err(unknown)?;
+        let external = if config.extensions.is_empty() {
+            None
+        } else {
+            Some(
+                tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .map_err(unknown)?,
             )
-        })?;
-        let pid = child.id().unwrap_or(0);
-        let group = Pid::from_raw(i32::try_from(pid).unwrap_or(0));
+        };
         let (exit_tx, exited) = watch::channel(None);
         let instance = Arc::new(Self {
-            config,
+            config: Arc::clone(&config),
             state: Mutex::new(State {
                 init: Init::Starting,
                 runtime_waiting: 0,
@@ -245,23 +261,160 @@ impl Instance {
                 init_duration: None,
             }),
             changed: watch::Sender::new(0),
-            pid,
-            group,
-            logs,
+            pids: OnceLock::new(),
+            group: OnceLock::new(),
+            logs: Arc::clone(&logs),
             recorder,
             started: Instant::now(),
-            server: Mutex::new(None),
+            servers: Mutex::new(Vec::new()),
             exited,
             reaped: AtomicBool::new(false),
+            extension_processes: std::sync::atomic::AtomicUsize::new(0),
         });
         instance.recorder.state(SessionState::Starting, None);
-        let server = serve(Arc::clone(&instance), listener);
-        *instance
-            .server
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(server);
+        let mut servers = vec![serve(Arc::clone(&instance), listener, false)];
+        if let Some(external) = external {
+            let external_address = external.local_addr().map_err(unknown)?;
+            servers.push(serve(Arc::clone(&instance), external, true));
+            *instance
+                .servers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = servers;
+            instance.start_extensions(external_address).await?;
+        } else {
+            *instance
+                .servers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = servers;
+        }
+        let group = instance.group.get().map(|group| group.as_raw());
+        let child = process::spawn(
+            &config.command,
+            &config.args,
+            process::environment(&config, address),
+            &logs,
+            group,
+        )
+        .map_err(|error| {
+            instance.reset("the function's process could not start");
+            FunctionError::new(
+                "Runtime.InvalidEntrypoint",
+                format!("cannot run {}: {error}", config.command.display()),
+            )
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let _ = instance.pids.set(pid);
+        let _ = instance.group.set(Pid::from_raw(
+            group.unwrap_or_else(|| i32::try_from(pid).unwrap_or(0)),
+        ));
         tokio::spawn(Self::wait_exit(Arc::clone(&instance), child, exit_tx));
         Ok(instance)
+    }
+
+    /// Starts the external extensions (the first leads the environment's process group)
+    /// and waits until each has registered, within the init timeout.
+    async fn start_extensions(
+        self: &Arc<Self>,
+        api: std::net::SocketAddr,
+    ) -> Result<(), FunctionError> {
+        let count = self.config.extensions.len();
+        for path in &self.config.extensions {
+            let group = self.group.get().map(|group| group.as_raw());
+            let child = process::spawn(
+                path,
+                &[],
+                process::environment(&self.config, api),
+                &self.logs,
+                group,
+            )
+            .map_err(|error| {
+                self.reset("an extension could not start");
+                FunctionError::new(
+                    "Extension.LaunchError",
+                    format!("cannot run {}: {error}", path.display()),
+                )
+            })?;
+            if group.is_none() {
+                let _ = self.group.set(Pid::from_raw(
+                    i32::try_from(child.id().unwrap_or(0)).unwrap_or(0),
+                ));
+            }
+            self.extension_processes.fetch_add(1, Ordering::AcqRel);
+            tokio::spawn(Self::wait_extension(
+                Arc::clone(self),
+                child,
+                path.display().to_string(),
+            ));
+        }
+        let registered = tokio::time::timeout(
+            super::config::INIT_TIMEOUT,
+            self.until(|state| {
+                if let Init::Failed(error) = &state.init {
+                    return Some(Err(error.clone()));
+                }
+                let external = state
+                    .extensions
+                    .values()
+                    .filter(|extension| extension.external)
+                    .count();
+                (external >= count).then_some(Ok(()))
+            }),
+        )
+        .await;
+        match registered {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => {
+                self.reset("an extension failed its init");
+                Err(error)
+            }
+            Err(_) => {
+                self.reset("an extension did not register in time");
+                Err(FunctionError::new(
+                    "Extension.Timeout",
+                    "an external extension did not register within the init phase",
+                ))
+            }
+        }
+    }
+
+    /// An external extension's process ended: during init the init fails; later the
+    /// environment is reset (Lambda's `Extension.Crash`).
+    async fn wait_extension(instance: Arc<Self>, mut child: tokio::process::Child, name: String) {
+        let status = child.wait().await;
+        instance.extension_processes.fetch_sub(1, Ordering::AcqRel);
+        let reason = match status {
+            Ok(status) => format!("extension {name} exited: {status}"),
+            Err(error) => format!("extension {name}: {error}"),
+        };
+        let mut state = instance.lock();
+        if state.stopping || state.dead.is_some() {
+            drop(state);
+            instance.bump();
+            return;
+        }
+        instance
+            .logs
+            .line(format!("EXTENSION Name: {name} State: Exited"));
+        if state.init == Init::Starting {
+            state.init = Init::Failed(FunctionError::new("Extension.Crash", reason));
+            drop(state);
+            instance.bump();
+        } else {
+            drop(state);
+            instance.reset(&reason);
+        }
+    }
+
+    /// The function's process (0 before it is started).
+    pub(crate) fn pid(&self) -> u32 {
+        self.pids.get().copied().unwrap_or(0)
+    }
+
+    /// Signals the environment's process group (nothing before it exists).
+    fn signal_all(&self, signal: Signal) {
+        if let Some(group) = self.group.get() {
+            process::signal_group(*group, signal);
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -376,7 +529,7 @@ impl Instance {
             && state.dead.is_none()
             && !state.stopping
         {
-            process::signal_group(self.group, Signal::SIGSTOP);
+            self.signal_all(Signal::SIGSTOP);
             state.frozen = true;
             self.recorder.frozen();
         }
@@ -389,7 +542,7 @@ impl Instance {
         let millis = took.as_secs_f64() * 1000.0;
         // Lambda bills by the millisecond, rounded up.
         let billed = took.as_micros().div_ceil(1000).max(1);
-        let memory = process::max_memory_mb(self.pid)
+        let memory = process::max_memory_mb(self.pid())
             .map(|mb| format!("\tMax Memory Used: {mb} MB"))
             .unwrap_or_default();
         let init = state
@@ -466,13 +619,7 @@ impl Instance {
         let request_id = uuid::Uuid::new_v4().to_string();
         let timeout = self.config.timeout;
         let deadline = SystemTime::now() + timeout;
-        let deadline_ms = u64::try_from(
-            deadline
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis(),
-        )
-        .unwrap_or(u64::MAX);
+        let deadline_ms = unix_millis(deadline);
         let mut permit = Some(permit);
         let (reply_tx, reply) = oneshot::channel();
         let mut reply_tx = Some(reply_tx);
@@ -499,7 +646,7 @@ impl Instance {
                 return None;
             }
             if state.frozen {
-                process::signal_group(self.group, Signal::SIGCONT);
+                self.signal_all(Signal::SIGCONT);
                 state.frozen = false;
                 thawed = true;
             }
@@ -582,62 +729,99 @@ impl Instance {
     /// Resets the environment: the process group killed, the APIs closed, whatever is in
     /// flight failed. The next invocation starts a new environment.
     pub(crate) fn reset(&self, why: &str) {
-        {
-            let mut state = self.lock();
-            state.stopping = true;
-        }
-        process::signal_group(self.group, Signal::SIGKILL);
-        if let Some(server) = self
-            .server
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        {
-            server.abort();
-        }
+        self.lock().stopping = true;
+        self.signal_all(Signal::SIGKILL);
+        self.close_apis();
         self.logs.line(format!("environment reset: {why}"));
         self.died(why);
     }
 
-    /// Shuts the environment down as Lambda does: with an extension registered, `SIGTERM`
-    /// to the runtime and `SIGKILL` after `grace`; without one, `SIGKILL` at once
-    /// ("Shutdown phase",
-    /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-shutdown>).
-    /// Returns whether `SIGTERM` was sent and whether the process exited before `SIGKILL`.
-    pub(crate) async fn shut_down(&self, grace: Duration) -> (bool, bool) {
-        let extensions = {
+    fn close_apis(&self) {
+        for server in self
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(..)
+        {
+            server.abort();
+        }
+    }
+
+    /// Shuts the environment down as Lambda does ("Shutdown phase",
+    /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-shutdown>):
+    /// a `SHUTDOWN` event (reason `spindown`) to each external extension registered for
+    /// it, `SIGTERM` to the runtime when any extension is registered, `SIGKILL` to the
+    /// runtime once [`SHUTDOWN_GRACE`] is over and to the rest once every external
+    /// extension came back for its next event (or exited), at most
+    /// [`EXTENSIONS_SHUTDOWN_GRACE`] after the start; without extensions, `SIGKILL` at once.
+    pub(crate) async fn shut_down(&self) -> ShutdownReport {
+        let started = tokio::time::Instant::now();
+        let deadline_ms = unix_millis(SystemTime::now() + EXTENSIONS_SHUTDOWN_GRACE);
+        let (extensions, externals) = {
             let mut state = self.lock();
             state.stopping = true;
+            let mut externals = 0;
+            for extension in state.extensions.values_mut() {
+                if extension.shutdown {
+                    extension.pending.push_back(json!({
+                        "eventType": "SHUTDOWN",
+                        "shutdownReason": "spindown",
+                        "deadlineMs": deadline_ms,
+                    }));
+                    externals += 1;
+                }
+            }
             if state.frozen {
-                process::signal_group(self.group, Signal::SIGCONT);
+                self.signal_all(Signal::SIGCONT);
                 state.frozen = false;
                 self.recorder
                     .state(SessionState::Busy, Some("SIGCONT: thawed for the shutdown"));
             }
-            !state.extensions.is_empty()
+            (!state.extensions.is_empty(), externals)
         };
-        let mut exited_in_time = false;
-        if extensions && !self.reaped.load(Ordering::Acquire) {
-            process::signal_process(self.group, Signal::SIGTERM);
+        self.bump();
+        let runtime = Pid::from_raw(i32::try_from(self.pid()).unwrap_or(0));
+        let mut exited_in_grace = false;
+        if extensions && !self.reaped.load(Ordering::Acquire) && self.pid() != 0 {
+            process::signal_process(runtime, Signal::SIGTERM);
             let mut exited = self.exited.clone();
-            exited_in_time = tokio::time::timeout(grace, exited.wait_for(Option::is_some))
-                .await
-                .is_ok_and(|waited| waited.is_ok());
+            exited_in_grace =
+                tokio::time::timeout(SHUTDOWN_GRACE, exited.wait_for(Option::is_some))
+                    .await
+                    .is_ok_and(|waited| waited.is_ok());
         }
-        process::signal_group(self.group, Signal::SIGKILL);
-        if let Some(server) = self
-            .server
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        {
-            server.abort();
+        if self.pid() != 0 {
+            process::signal_process(runtime, Signal::SIGKILL);
         }
+        if externals > 0 {
+            let budget = started + EXTENSIONS_SHUTDOWN_GRACE;
+            let _ = tokio::time::timeout_at(
+                budget,
+                self.until(|state| {
+                    let done = state.extensions.values().all(|extension| {
+                        !extension.shutdown
+                            || (extension.shutdown_delivered
+                                && extension.waiting
+                                && extension.pending.is_empty())
+                    });
+                    let gone = self.extension_processes.load(Ordering::Acquire) == 0;
+                    (done || gone).then_some(())
+                }),
+            )
+            .await;
+        }
+        self.signal_all(Signal::SIGKILL);
+        self.close_apis();
         let mut exited = self.exited.clone();
         let _ =
             tokio::time::timeout(Duration::from_secs(5), exited.wait_for(Option::is_some)).await;
         self.died("the environment was shut down");
-        (extensions, exited_in_time)
+        ShutdownReport {
+            environment: true,
+            sigterm: extensions,
+            exited_in_grace,
+            shutdown_events: externals,
+        }
     }
 
     // -----------------------------------------------------------------------------------
@@ -751,7 +935,12 @@ impl Instance {
     /// kind a function's own process can run — may not register for: "Using the Lambda
     /// Extensions API", troubleshooting,
     /// <https://docs.aws.amazon.com/lambda/latest/dg/runtimes-extensions-api.html>).
-    pub(crate) fn register(&self, name: &str, events: &[String]) -> Result<String, FunctionError> {
+    pub(crate) fn register(
+        &self,
+        name: &str,
+        events: &[String],
+        external: bool,
+    ) -> Result<String, FunctionError> {
         let mut state = self.lock();
         if state.init != Init::Starting {
             return Err(FunctionError::new(
@@ -759,13 +948,16 @@ impl Instance {
                 "extensions register during the init phase only",
             ));
         }
-        if events.iter().any(|event| event == "SHUTDOWN") {
+        if !external && events.iter().any(|event| event == "SHUTDOWN") {
             return Err(FunctionError::new(
                 "ShutdownEventNotSupportedForInternalExtension",
                 format!("{name}: an internal extension cannot register for the SHUTDOWN event"),
             ));
         }
-        if let Some(unknown) = events.iter().find(|event| *event != "INVOKE") {
+        if let Some(unknown) = events
+            .iter()
+            .find(|event| *event != "INVOKE" && *event != "SHUTDOWN")
+        {
             return Err(FunctionError::new(
                 "InvalidEventType",
                 format!("{name}: unknown event type {unknown}"),
@@ -776,7 +968,10 @@ impl Instance {
             id.clone(),
             Extension {
                 name: name.to_owned(),
+                external,
                 invoke: events.iter().any(|event| event == "INVOKE"),
+                shutdown: events.iter().any(|event| event == "SHUTDOWN"),
+                shutdown_delivered: false,
                 waiting: false,
                 pending: VecDeque::new(),
             },
@@ -803,12 +998,12 @@ impl Instance {
         };
         let event = self
             .until(|state| {
-                if state.stopping {
-                    return None;
-                }
                 let extension = state.extensions.get_mut(id)?;
                 let event = extension.pending.pop_front()?;
                 extension.waiting = false;
+                if event["eventType"] == "SHUTDOWN" {
+                    extension.shutdown_delivered = true;
+                }
                 Some(event)
             })
             .await;
@@ -848,6 +1043,16 @@ impl Instance {
     pub(crate) fn frozen(&self) -> bool {
         self.lock().frozen
     }
+}
+
+/// `at` in milliseconds since the Unix epoch.
+fn unix_millis(at: SystemTime) -> u64 {
+    u64::try_from(
+        at.duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis(),
+    )
+    .unwrap_or(u64::MAX)
 }
 
 /// An X-Ray trace header for an invocation.

@@ -126,6 +126,7 @@ impl LocalLambda {
             config: FunctionConfig {
                 command,
                 args: Vec::new(),
+                extensions: Vec::new(),
                 env: Vec::new(),
                 name,
                 memory_mb: DEFAULT_MEMORY_MB,
@@ -150,6 +151,21 @@ impl LocalLambda {
     /// ```
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.config.args.push(arg.into());
+        self
+    }
+
+    /// Adds an external extension: a binary started before the function, in its
+    /// environment, that registers with the Extensions API as a layer's
+    /// `/opt/extensions/NAME` does; it may register for `SHUTDOWN` and is frozen with the
+    /// function.
+    ///
+    /// ```
+    /// let lambda = a2a_lambda_emulator::lambda::LocalLambda::new("bootstrap")
+    ///     .extension("target/debug/my-extension");
+    /// # drop(lambda);
+    /// ```
+    pub fn extension(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config.extensions.push(path.into());
         self
     }
 
@@ -306,6 +322,14 @@ impl LocalLambda {
     /// Checks the settings as Lambda would.
     fn validate(&self) -> Result<(), LambdaError> {
         let config = &self.config;
+        for extension in &config.extensions {
+            if !extension.is_file() {
+                return Err(LambdaError::Config(format!(
+                    "the extension {} is not there",
+                    extension.display()
+                )));
+            }
+        }
         if !config.command.is_file() {
             return Err(LambdaError::Config(format!(
                 "the function's binary {} is not there (build it first: `cargo lambda build` \

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Mutex, PoisonError};
 
@@ -111,21 +112,24 @@ pub(crate) fn environment(
     env
 }
 
-/// Starts the function's binary pointed at `runtime_api`.
+/// Starts `program` with `env` (and nothing of the emulator's), in process group `group`
+/// (a new one, led by it, when `None`).
 pub(crate) fn spawn(
-    config: &FunctionConfig,
-    runtime_api: SocketAddr,
+    program: &Path,
+    args: &[String],
+    env: Vec<(String, String)>,
     logs: &std::sync::Arc<Logs>,
+    group: Option<i32>,
 ) -> std::io::Result<Child> {
-    let mut command = Command::new(&config.command);
+    let mut command = Command::new(program);
     command
-        .args(&config.args)
+        .args(args)
         .env_clear()
-        .envs(environment(config, runtime_api))
+        .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
+        .process_group(group.unwrap_or(0))
         .kill_on_drop(true);
     let mut child = command.spawn()?;
     if let Some(out) = child.stdout.take() {

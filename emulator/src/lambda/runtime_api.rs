@@ -36,8 +36,29 @@ use super::instance::{FunctionError, Instance, Reply, trace_id};
 /// The largest buffered response: 6 MB.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 6 * 1024 * 1024;
 
-/// Serves the APIs of `instance` on `listener`, until aborted.
-pub(crate) fn serve(instance: Arc<Instance>, listener: tokio::net::TcpListener) -> JoinHandle<()> {
+/// What a handler serves: the environment, and whether its callers are external
+/// extensions (their own address, the same APIs).
+#[derive(Clone)]
+pub(crate) struct Api {
+    instance: Arc<Instance>,
+    external: bool,
+}
+
+impl std::ops::Deref for Api {
+    type Target = Instance;
+
+    fn deref(&self) -> &Instance {
+        &self.instance
+    }
+}
+
+/// Serves the APIs of `instance` on `listener` (for external extensions when
+/// `external`), until aborted.
+pub(crate) fn serve(
+    instance: Arc<Instance>,
+    listener: tokio::net::TcpListener,
+    external: bool,
+) -> JoinHandle<()> {
     let app = Router::new()
         .route("/2018-06-01/runtime/invocation/next", get(next))
         .route(
@@ -59,7 +80,7 @@ pub(crate) fn serve(instance: Arc<Instance>, listener: tokio::net::TcpListener) 
             "/2020-01-01/extension/exit/error",
             post(extension_exit_error),
         )
-        .with_state(instance);
+        .with_state(Api { instance, external });
     tokio::spawn(async move {
         if let Err(error) = axum::serve(listener, app).await {
             tracing::warn!(%error, "the Runtime API stopped");
@@ -103,7 +124,7 @@ fn reported_error(headers: &HeaderMap, header_name: &str, body: &[u8]) -> Functi
     }
 }
 
-async fn next(State(instance): State<Arc<Instance>>) -> Response {
+async fn next(State(instance): State<Api>) -> Response {
     let handed = instance.next_invocation().await;
     let config = &instance.config;
     let mut response = Response::new(Body::from(handed.event));
@@ -124,7 +145,7 @@ async fn next(State(instance): State<Arc<Instance>>) -> Response {
 }
 
 async fn response(
-    State(instance): State<Arc<Instance>>,
+    State(instance): State<Api>,
     Path(request_id): Path<String>,
     headers: HeaderMap,
     body: Body,
@@ -232,7 +253,7 @@ fn trailer_error(trailers: &HeaderMap) -> Option<FunctionError> {
 }
 
 async fn invocation_error(
-    State(instance): State<Arc<Instance>>,
+    State(instance): State<Api>,
     Path(request_id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -248,11 +269,7 @@ async fn invocation_error(
     }
 }
 
-async fn init_error(
-    State(instance): State<Arc<Instance>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn init_error(State(instance): State<Api>, headers: HeaderMap, body: Bytes) -> Response {
     instance.init_error(reported_error(
         &headers,
         "lambda-runtime-function-error-type",
@@ -261,11 +278,7 @@ async fn init_error(
     accepted()
 }
 
-async fn register(
-    State(instance): State<Arc<Instance>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn register(State(instance): State<Api>, headers: HeaderMap, body: Bytes) -> Response {
     let Some(name) = header(&headers, "lambda-extension-name").filter(|name| !name.is_empty())
     else {
         return refusal(
@@ -285,7 +298,7 @@ async fn register(
             })
         })
         .unwrap_or_default();
-    match instance.register(name, &events) {
+    match instance.register(name, &events, instance.external) {
         Ok(id) => {
             let config = &instance.config;
             let mut response = axum::Json(json!({
@@ -305,7 +318,7 @@ async fn register(
     }
 }
 
-async fn event_next(State(instance): State<Arc<Instance>>, headers: HeaderMap) -> Response {
+async fn event_next(State(instance): State<Api>, headers: HeaderMap) -> Response {
     let Some(id) = header(&headers, "lambda-extension-identifier") else {
         return refusal(
             StatusCode::FORBIDDEN,
@@ -352,7 +365,7 @@ async fn extension_error(instance: &Instance, headers: &HeaderMap, body: &[u8]) 
 }
 
 async fn extension_init_error(
-    State(instance): State<Arc<Instance>>,
+    State(instance): State<Api>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -360,7 +373,7 @@ async fn extension_init_error(
 }
 
 async fn extension_exit_error(
-    State(instance): State<Arc<Instance>>,
+    State(instance): State<Api>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {

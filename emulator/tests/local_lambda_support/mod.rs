@@ -69,6 +69,24 @@ pub fn process_state(pid: u32) -> Option<char> {
     stat.rsplit_once(')')?.1.trim_start().chars().next()
 }
 
+/// The state letters of every process in process group `group`.
+pub fn group_states(group: u32) -> Vec<char> {
+    let mut states = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|pgrp| pgrp.parse::<u32>().ok()) == Some(group) {
+            states.extend(fields[0].chars().next());
+        }
+    }
+    states
+}
+
 /// Polls `probe` every 10 ms until it returns `Some`, for at most [`STEP`].
 pub async fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + STEP;

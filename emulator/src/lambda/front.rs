@@ -18,11 +18,10 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 
+use super::answers::{self, HTTP_INTEGRATION_RESPONSE, HttpAnswer, PRELUDE_SEPARATOR};
 use super::config::{EventShape, InvokeMode};
 use super::environment::Function;
-use super::events::{
-    self, EventContext, HTTP_INTEGRATION_RESPONSE, HttpAnswer, HttpRequest, PRELUDE_SEPARATOR,
-};
+use super::events::{self, EventContext, HttpRequest};
 use super::instance::{Chunk, Reply};
 use crate::Journal;
 use crate::inspector::lambda::{self as journal, LambdaCall};
@@ -156,7 +155,7 @@ async fn serve(
                     note.error = Some(error.error_type.clone());
                 });
             }
-            return finish(entry, events::function_error(config.event), &front_id);
+            return finish(entry, answers::function_error(config.event), &front_id);
         }
     };
     let request_id = invocation.request_id.clone();
@@ -173,20 +172,20 @@ async fn serve(
     let reply = match invocation.reply.await {
         Ok(reply) => reply,
         Err(_) => {
-            return finish(entry, events::function_error(config.event), &response_id);
+            return finish(entry, answers::function_error(config.event), &response_id);
         }
     };
     let streams =
         config.event == EventShape::FunctionUrl && config.invoke_mode == InvokeMode::ResponseStream;
     match reply {
         Reply::Buffered(payload) => {
-            let answered = events::answer(config.event, &payload).unwrap_or_else(|malformed| {
+            let answered = answers::answer(config.event, &payload).unwrap_or_else(|malformed| {
                 tracing::warn!(%malformed, request_id, "the function's response is malformed");
-                events::function_error(config.event)
+                answers::function_error(config.event)
             });
             finish(entry, answered, &response_id)
         }
-        Reply::Failed(_) => finish(entry, events::function_error(config.event), &response_id),
+        Reply::Failed(_) => finish(entry, answers::function_error(config.event), &response_id),
         Reply::Streamed {
             content_type,
             chunks,
@@ -200,12 +199,12 @@ async fn serve(
                 match chunk {
                     Ok(bytes) => whole.extend_from_slice(&bytes),
                     Err(_) => {
-                        return finish(entry, events::function_error(config.event), &response_id);
+                        return finish(entry, answers::function_error(config.event), &response_id);
                     }
                 }
             }
             let answered = buffered_stream(config.event, content_type.as_deref(), &whole)
-                .unwrap_or_else(|| events::function_error(config.event));
+                .unwrap_or_else(|| answers::function_error(config.event));
             finish(entry, answered, &response_id)
         }
     }
@@ -219,7 +218,7 @@ fn buffered_stream(
 ) -> Option<HttpAnswer> {
     if content_type == Some(HTTP_INTEGRATION_RESPONSE) {
         let at = memchr::memmem::find(whole, &PRELUDE_SEPARATOR)?;
-        let head = events::prelude(&whole[..at]).ok()?;
+        let head = answers::prelude(&whole[..at]).ok()?;
         return Some(HttpAnswer {
             status: head.status,
             headers: head.headers,
@@ -298,12 +297,12 @@ async fn streamed(
             match chunks.recv().await {
                 Some(Ok(bytes)) => read.extend_from_slice(&bytes),
                 Some(Err(_)) | None => {
-                    return finish(entry, events::function_error(shape), request_id);
+                    return finish(entry, answers::function_error(shape), request_id);
                 }
             }
         };
-        let Ok(head) = events::prelude(&read[..at]) else {
-            return finish(entry, events::function_error(shape), request_id);
+        let Ok(head) = answers::prelude(&read[..at]) else {
+            return finish(entry, answers::function_error(shape), request_id);
         };
         let rest = Bytes::copy_from_slice(&read[at + PRELUDE_SEPARATOR.len()..]);
         (head.status, head.headers, rest)

@@ -327,3 +327,26 @@ done
     assert_eq!(shutdown["shutdownReason"], "spindown");
     assert!(shutdown["deadlineMs"].as_u64().unwrap() > 0);
 }
+
+#[tokio::test]
+async fn a_runtime_that_exits_after_answering_gets_a_new_environment_each_time() {
+    let scratch = Scratch::new("one-shot");
+    let lambda = start(shell(&scratch, "", &format!("{RESPOND_OK}; exit 3"))).await;
+    for _ in 0..3 {
+        let (status, body) = get(lambda.base_url()).await;
+        assert_eq!((status, body.as_str()), (200, "ok"));
+    }
+    let logs = lambda.logs();
+    let starts = logs.iter().filter(|line| line.starts_with("START")).count();
+    assert_eq!(starts, 3, "{logs:#?}");
+    let environments = lambda.journal().unwrap().sessions();
+    assert_eq!(environments.len(), 3, "{environments:#?}");
+    assert!(
+        environments[0]
+            .why
+            .as_deref()
+            .is_some_and(|why| why.contains("exit status: 3")),
+        "{environments:#?}"
+    );
+    lambda.shutdown().await.unwrap();
+}

@@ -128,13 +128,27 @@ impl Function {
         if self.stopping.load(Ordering::Acquire) {
             return Err(unavailable());
         }
-        let permit = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| unavailable())?;
-        let instance = self.environment().await?;
-        let invocation = instance.dispatch(event, permit).await?;
-        Ok((instance, invocation))
+        let mut permit = Some(
+            Arc::clone(&self.slots)
+                .acquire_owned()
+                .await
+                .map_err(|_| unavailable())?,
+        );
+        // An environment that went away before the invocation was handed out (its
+        // process exited after its last answer) is replaced, as Lambda would start
+        // another: once.
+        let mut tries = 2;
+        loop {
+            tries -= 1;
+            let instance = self.environment().await?;
+            match instance.dispatch(event.clone(), &mut permit).await {
+                Ok(invocation) => return Ok((instance, invocation)),
+                Err(error) if tries > 0 && permit.is_some() && instance.is_dead() => {
+                    tracing::info!(%error, "the environment went away; starting another");
+                }
+                Err(error) => return Err(error),
+            }
+        }
     }
 
     /// Shuts the live environment down (see [`Instance::shut_down`]).

@@ -5,21 +5,19 @@ use super::*;
 impl Instance {
     /// Hands `event` to the runtime once the environment can take it (for Lambda's
     /// default, the previous invocation over; with Managed Instances at once), thawing it
-    /// first; `permit` is the slot it holds until it is over.
+    /// first; `permit` is the slot it holds until it is over (taken only when it is handed
+    /// out: on an error it is still there, for another environment).
     ///
     /// # Errors
-    /// The environment is gone (`Runtime.ExitError`).
+    /// The environment is gone (`Runtime.ExitError`) or shutting down.
     pub(crate) async fn dispatch(
         self: &Arc<Self>,
         event: Bytes,
-        permit: OwnedSemaphorePermit,
+        permit: &mut Option<OwnedSemaphorePermit>,
     ) -> Result<Invocation, FunctionError> {
         let managed = self.config.managed_instances();
         let request_id = uuid::Uuid::new_v4().to_string();
         let timeout = self.config.timeout;
-        let deadline = SystemTime::now() + timeout;
-        let deadline_ms = unix_millis(deadline);
-        let mut permit = Some(permit);
         let (reply_tx, reply) = oneshot::channel();
         let mut reply_tx = Some(reply_tx);
         let arn = self.config.arn();
@@ -52,6 +50,7 @@ impl Instance {
             let (Some(permit), Some(reply)) = (permit.take(), reply_tx.take()) else {
                 return None;
             };
+            let deadline_ms = unix_millis(SystemTime::now() + timeout);
             state.inflight.insert(
                 request_id.clone(),
                 Inflight {
@@ -60,7 +59,7 @@ impl Instance {
                     stream: None,
                     answered: false,
                     failed: None,
-                    _permit: permit,
+                    permit: Some(permit),
                 },
             );
             state.queue.push_back(Handed {
@@ -115,6 +114,9 @@ impl Instance {
             FunctionError::new("Sandbox.Timedout", message),
         );
         inflight.failed = Some("Sandbox.Timedout".to_owned());
+        // The slot is let go only once the environment is reset, so that the next
+        // invocation starts a new one rather than wait on this one.
+        let permit = inflight.permit.take();
         self.finish(&request_id, inflight, &mut state);
         self.recorder.timed_out(&request_id);
         if self.config.managed_instances() {
@@ -123,5 +125,6 @@ impl Instance {
         }
         drop(state);
         self.reset("the invocation timed out");
+        drop(permit);
     }
 }

@@ -128,7 +128,7 @@ struct Inflight {
     /// How it ended for the caller (error type), once answered.
     failed: Option<String>,
     /// The slot it holds; released when it is over.
-    _permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
 }
 
 /// A registered extension.
@@ -387,7 +387,11 @@ impl Instance {
         inflight.failed = Some(error.error_type.clone());
         inflight.answered = true;
         if let Some(stream) = inflight.stream.take() {
-            let _ = stream.try_send(Err(error.clone()));
+            // Behind the chunks not read yet, however many.
+            let error = error.clone();
+            tokio::spawn(async move {
+                let _ = stream.send(Err(error)).await;
+            });
         }
         if let Some(reply) = inflight.reply.take() {
             let _ = reply.send(Reply::Failed(error));

@@ -19,7 +19,8 @@ pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the runtime has between SIGTERM and SIGKILL at shutdown when an extension is
 /// registered: Lambda sends SIGTERM and waits 500 ms for a function with an internal
-/// extension (2,000 ms in all with external ones: [`EXTENSIONS_SHUTDOWN_GRACE`])
+/// extension (2,000 ms in all with external ones:
+/// [`EXTENSIONS_SHUTDOWN_GRACE`](crate::lambda::EXTENSIONS_SHUTDOWN_GRACE))
 /// ("Shutdown phase",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-shutdown>).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);

@@ -59,7 +59,8 @@ use std::time::Duration;
 
 pub use cli::{LISTENING_PREFIX, LambdaArgs, run};
 pub use config::{
-    DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, EventShape, INIT_TIMEOUT, InvokeMode, SHUTDOWN_GRACE,
+    DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, EXTENSIONS_SHUTDOWN_GRACE, EventShape, INIT_TIMEOUT,
+    InvokeMode, SHUTDOWN_GRACE,
 };
 pub use environment::ShutdownReport;
 pub use instance::FunctionError;

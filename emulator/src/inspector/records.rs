@@ -103,6 +103,11 @@ pub struct InvocationRecord {
 
 /// A local Lambda's invocation as the journal keeps it: Lambda's request id, how long
 /// the function took, and how it failed.
+///
+/// ```
+/// let note = a2a_lambda_emulator::inspector::LambdaInvocation::default();
+/// assert_eq!(note.to_json()["thawed"], false);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct LambdaInvocation {
@@ -120,6 +125,11 @@ pub struct LambdaInvocation {
 
 impl LambdaInvocation {
     /// How the API shows it.
+    ///
+    /// ```
+    /// let note = a2a_lambda_emulator::inspector::LambdaInvocation::default();
+    /// assert_eq!(note.to_json()["requestId"], serde_json::Value::Null);
+    /// ```
     pub fn to_json(&self) -> Value {
         json!({
             "requestId": self.request_id,

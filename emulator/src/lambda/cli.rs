@@ -8,6 +8,12 @@ use super::{LambdaError, LocalLambda};
 
 /// What `a2a-emulator lambda` prints (on stdout) once it accepts connections; the rest of
 /// the line is the front's URL.
+///
+/// ```
+/// let line = "a2a-emulator lambda listening on http://127.0.0.1:9000 (…)";
+/// let url = line.strip_prefix(a2a_lambda_emulator::lambda::LISTENING_PREFIX).unwrap();
+/// assert!(url.starts_with("http://127.0.0.1:9000"));
+/// ```
 pub const LISTENING_PREFIX: &str = "a2a-emulator lambda listening on ";
 
 /// Run a Lambda function's binary as AWS Lambda runs it: the Runtime and Extensions

@@ -7,14 +7,29 @@ use std::time::Duration;
 
 /// Lambda's default function timeout: 3 seconds ("Configure Lambda function timeout",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html>).
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(a2a_lambda_emulator::lambda::DEFAULT_TIMEOUT, Duration::from_secs(3));
+/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Lambda's default memory size, in MB (128; "Configure Lambda function memory",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html>).
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(a2a_lambda_emulator::lambda::DEFAULT_MEMORY_MB, 128);
+/// ```
 pub const DEFAULT_MEMORY_MB: u32 = 128;
 
 /// How long the init phase may take: 10 seconds for an on-demand function ("Init phase",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib>).
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(a2a_lambda_emulator::lambda::INIT_TIMEOUT, Duration::from_secs(10));
+/// ```
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the runtime has between SIGTERM and SIGKILL at shutdown when an extension is
@@ -23,13 +38,28 @@ pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// [`EXTENSIONS_SHUTDOWN_GRACE`](crate::lambda::EXTENSIONS_SHUTDOWN_GRACE))
 /// ("Shutdown phase",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-shutdown>).
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(a2a_lambda_emulator::lambda::SHUTDOWN_GRACE, Duration::from_millis(500));
+/// ```
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
 /// How long the shutdown may take with an external extension registered: 2,000 ms
 /// (same page); the runtime is killed after [`SHUTDOWN_GRACE`] all the same.
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(a2a_lambda_emulator::lambda::EXTENSIONS_SHUTDOWN_GRACE, Duration::from_millis(2000));
+/// ```
 pub const EXTENSIONS_SHUTDOWN_GRACE: Duration = Duration::from_millis(2000);
 
 /// What event the front hands the function for an HTTP request.
+///
+/// ```
+/// use a2a_lambda_emulator::lambda::EventShape;
+/// assert_eq!(EventShape::default(), EventShape::FunctionUrl);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 #[non_exhaustive]
 pub enum EventShape {
@@ -53,6 +83,11 @@ pub enum EventShape {
 
 impl EventShape {
     /// `function-url`, `apigw-v2` or `apigw-v1`, as the flag spells it.
+    ///
+    /// ```
+    /// use a2a_lambda_emulator::lambda::EventShape;
+    /// assert_eq!(EventShape::ApigwV1.as_str(), "apigw-v1");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Self::FunctionUrl => "function-url",
@@ -64,6 +99,11 @@ impl EventShape {
 
 /// How a Function URL hands the function's response to its caller ("Invoke mode",
 /// <https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html#urls-invoke-mode>).
+///
+/// ```
+/// use a2a_lambda_emulator::lambda::InvokeMode;
+/// assert_eq!(InvokeMode::default(), InvokeMode::Buffered);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 #[non_exhaustive]
 pub enum InvokeMode {

@@ -20,6 +20,11 @@ use super::runtime_api;
 use crate::Journal;
 
 /// How the environment's shutdown went.
+///
+/// ```
+/// let report = a2a_lambda_emulator::lambda::ShutdownReport::default();
+/// assert!(!report.environment && !report.sigterm);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct ShutdownReport {

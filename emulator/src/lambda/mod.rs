@@ -72,6 +72,17 @@ use config::FunctionConfig;
 use environment::Function;
 
 /// Why a local Lambda cannot start.
+///
+/// ```
+/// # async fn example() {
+/// let refused = a2a_lambda_emulator::lambda::LocalLambda::new("/nonexistent/bootstrap")
+///     .start()
+///     .await
+///     .unwrap_err();
+/// assert!(refused.to_string().contains("is not there"));
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(example());
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LambdaError {

@@ -52,6 +52,15 @@ use super::record::Recorder;
 use crate::inspector::SessionState;
 
 /// An error of the function as Lambda names it (`errorType`, `errorMessage`).
+///
+/// ```
+/// use a2a_lambda_emulator::lambda::FunctionError;
+/// let error = FunctionError {
+///     error_type: "Sandbox.Timedout".into(),
+///     message: "Task timed out after 3.00 seconds".into(),
+/// };
+/// assert_eq!(error.to_json()["errorType"], "Sandbox.Timedout");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionError {
     /// `Sandbox.Timedout`, `Runtime.ExitError`, `Runtime.InitError`, or the function's
@@ -70,6 +79,12 @@ impl FunctionError {
     }
 
     /// The JSON Lambda's Invoke API would answer: `{"errorMessage", "errorType"}`.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::lambda::FunctionError;
+    /// let error = FunctionError { error_type: "Runtime.ExitError".into(), message: "gone".into() };
+    /// assert_eq!(error.to_json(), serde_json::json!({"errorMessage": "gone", "errorType": "Runtime.ExitError"}));
+    /// ```
     pub fn to_json(&self) -> Value {
         json!({"errorMessage": self.message, "errorType": self.error_type})
     }

@@ -381,8 +381,18 @@ impl LocalLambda {
     /// # Errors
     /// [`LambdaError::Config`] for a missing binary or a setting out of Lambda's bounds,
     /// [`LambdaError::Bind`] when the address is taken.
-    pub async fn start(self) -> Result<RunningLambda, LambdaError> {
+    pub async fn start(mut self) -> Result<RunningLambda, LambdaError> {
         self.validate()?;
+        // A relative path names a file under the current directory (a bare `bootstrap`
+        // too, which a lookup in the function's PATH would miss).
+        if let Ok(absolute) = std::path::absolute(&self.config.command) {
+            self.config.command = absolute;
+        }
+        for extension in &mut self.config.extensions {
+            if let Ok(absolute) = std::path::absolute(&*extension) {
+                *extension = absolute;
+            }
+        }
         let listener = tokio::net::TcpListener::bind(self.address)
             .await
             .map_err(|source| LambdaError::Bind {

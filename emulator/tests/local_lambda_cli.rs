@@ -30,6 +30,7 @@ fn the_help_names_every_setting_of_the_local_lambda() {
     for expected in [
         "Usage: a2a-emulator lambda [OPTIONS] --cmd <PATH [ARG]...>...",
         "--env <NAME=VALUE>",
+        "--extension <PATH>",
         "--port <PORT>",
         "[default: 9000]",
         "function-url: a Function URL's event (payload format 2.0)",

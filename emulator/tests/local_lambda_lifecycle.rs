@@ -350,3 +350,40 @@ async fn a_runtime_that_exits_after_answering_gets_a_new_environment_each_time()
     );
     lambda.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_internal_extension_may_not_register_for_shutdown_but_may_for_invoke() {
+    let scratch = Scratch::new("internal-shutdown");
+    let file = scratch.path("registrations");
+    // Registrations from the runtime's own process are internal extensions'.
+    let init = format!(
+        r#"ext="http://$AWS_LAMBDA_RUNTIME_API/2020-01-01/extension/register"
+curl -sS -w ' %{{http_code}}\n' -X POST "$ext" -H 'Lambda-Extension-Name: both' -d '{{"events":["INVOKE","SHUTDOWN"]}}' >> '{file}'
+curl -sS -o /dev/null -w '%{{http_code}}\n' -X POST "$ext" -H 'Lambda-Extension-Name: invoke' -d '{{"events":["INVOKE"]}}' >> '{file}'
+curl -sS -w ' %{{http_code}}\n' -X POST "$ext" -d '{{"events":["INVOKE"]}}' >> '{file}'"#,
+        file = file.display()
+    );
+    let lambda = start(shell(&scratch, &init, RESPOND_OK)).await;
+    // The first call starts the environment (and waits: the extension registered for
+    // INVOKE never asks for its next event, so init does not end); only the
+    // registrations are looked at here.
+    let url = lambda.base_url().to_owned();
+    let call = tokio::spawn(async move { get(&url).await });
+    let lines = eventually("three registrations", || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        (text.lines().count() == 3).then_some(text)
+    })
+    .await;
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"errorMessage":"both: an internal extension cannot register for the SHUTDOWN event","errorType":"ShutdownEventNotSupportedForInternalExtension"} 403"#
+    );
+    assert_eq!(lines[1], "200");
+    assert_eq!(
+        lines[2],
+        r#"{"errorMessage":"the Lambda-Extension-Name header is missing","errorType":"InvalidRequest"} 400"#
+    );
+    call.abort();
+    drop(lambda);
+}

@@ -387,3 +387,43 @@ curl -sS -w ' %{{http_code}}\n' -X POST "$ext" -d '{{"events":["INVOKE"]}}' >> '
     call.abort();
     drop(lambda);
 }
+
+#[tokio::test]
+async fn a_stream_cut_by_the_timeout_ends_in_an_error_after_what_was_written() {
+    let scratch = Scratch::new("stream-timeout");
+    // A streamed HTTP integration response: the prelude, eight NUL bytes, a first chunk,
+    // then nothing until long after the deadline.
+    let handle = r#"{ printf '{"statusCode":201,"headers":{"content-type":"text/plain"}}'; printf '\000\000\000\000\000\000\000\000'; echo first; sleep 30; } | curl -sS -o /dev/null -X POST -H 'Lambda-Runtime-Function-Response-Mode: streaming' -H 'Content-Type: application/vnd.awslambda.http-integration-response' -T - "$api/invocation/$id/response""#;
+    let lambda = start(
+        shell(&scratch, "", handle)
+            .invoke_mode(a2a_lambda_emulator::lambda::InvokeMode::ResponseStream)
+            .timeout(Duration::from_secs(2)),
+    )
+    .await;
+    let answer = reqwest::Client::new()
+        .get(lambda.base_url())
+        .timeout(STEP)
+        .send()
+        .await
+        .unwrap();
+    // The prelude's head, at once.
+    assert_eq!(answer.status(), 201);
+    assert_eq!(answer.headers()["content-type"], "text/plain");
+    let mut body = answer.bytes_stream();
+    use futures_util::StreamExt as _;
+    let first = body.next().await.unwrap().unwrap();
+    assert_eq!(&first[..], b"first\n");
+    // Then the deadline: the stream fails rather than ending as if complete.
+    let rest = body.next().await;
+    assert!(
+        matches!(rest, Some(Err(_))),
+        "the stream ended without an error: {rest:?}"
+    );
+    let logs = lambda.logs();
+    assert!(
+        logs.iter()
+            .any(|line| line.ends_with("Task timed out after 2.00 seconds")),
+        "{logs:#?}"
+    );
+    lambda.shutdown().await.unwrap();
+}

@@ -269,3 +269,11 @@ book: $(MDBOOK_STAMP) ## Build the guide and serve it on http://127.0.0.1:3000/ 
 book-check: $(MDBOOK_STAMP) ## Build the guide and check its links, includes and the README's samples
 	$(MDBOOK) build docs
 	python3 scripts/check_book.py --built target/book
+
+# The Lambda function under the local Lambda (`a2a-emulator lambda`): frozen between
+# invocations, its extension, streaming and SIGTERM as on Lambda. `make watch` rebuilds on
+# save; this is for fidelity. ARGS='--invoke-mode response-stream --env A2A_STREAMING=true'
+.PHONY: lambda-local
+lambda-local: ## Build the Lambda function and run it under the local Lambda on $(HOST):$(PORT) with the $(AGENT) agent; ARGS for more
+	$(CARGO) build --profile local -p a2a-agent -p a2a-lambda-emulator
+	"$${CARGO_TARGET_DIR:-target}/local/a2a-emulator" lambda --host $(HOST) --port $(PORT) --env A2A_AGENT=$(AGENT) --env RUST_LOG=info $(ARGS) --cmd "$${CARGO_TARGET_DIR:-target}/local/a2a-agent"

@@ -24,6 +24,9 @@ pub enum Command {
     /// Print a JWT signed by the emulator's own key (kept under --state-dir, made on first
     /// use; or --jwt-signing-key), for `--auth jwt`. Needs the `auth` feature.
     Token(TokenArgs),
+    /// Run a Lambda function's binary as AWS Lambda runs it (Runtime and Extensions APIs,
+    /// a Function URL or API Gateway front, freezing, timeout, SIGTERM at shutdown).
+    Lambda(Box<crate::lambda::LambdaArgs>),
 }
 
 /// `a2a-emulator token`: the claims of the token to print.

@@ -29,6 +29,7 @@ pub mod cli;
 mod emulator;
 mod front;
 pub mod inspector;
+pub mod lambda;
 mod running;
 
 pub use a2a_lambda_core::error::ErrorProfile;

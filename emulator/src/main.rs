@@ -13,6 +13,15 @@ mod serve;
 async fn main() -> ExitCode {
     let args = Args::parse();
     let _logs = args.init_logging();
+    if let Some(Command::Lambda(lambda)) = &args.command {
+        return match a2a_lambda_emulator::lambda::run(lambda).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("a2a-emulator lambda: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(Command::Token(token)) = &args.command {
         return match a2a_lambda_emulator::auth_flags::token(&args, token, &|name| {
             std::env::var(name).ok()

@@ -345,6 +345,18 @@ impl Journal {
         }
     }
 
+    /// Invocation `seq` belongs to session `id` (known only once it was handed out: a
+    /// local Lambda's environment), counted among its invocations.
+    pub(crate) fn assign_session(&self, seq: u64, id: &str) {
+        {
+            let mut state = self.lock();
+            if let Some(session) = state.sessions.get_mut(id) {
+                session.invocations += 1;
+            }
+        }
+        self.update(seq, |record| record.session = Some(id.to_owned()));
+    }
+
     /// Notes that session `id` entered `state` (`why` it stopped).
     pub(crate) fn session_event(&self, id: &str, state: SessionState, why: Option<&str>) {
         let now = SystemTime::now();

@@ -15,6 +15,7 @@
 
 mod api;
 mod journal;
+pub(crate) mod lambda;
 mod mask;
 pub(crate) mod notes;
 mod page;
@@ -31,8 +32,8 @@ pub use journal::{InvocationFilter, Journal, SESSION_EVENTS, TASK_EVENTS};
 pub use mask::MASK;
 pub(crate) use recorder::RecordLayer;
 pub use records::{
-    InvocationRecord, RouteKind, SessionEvent, SessionRecord, SessionState, TaskEvent, TaskRecord,
-    TaskStep,
+    InvocationRecord, LambdaInvocation, RouteKind, SessionEvent, SessionRecord, SessionState,
+    TaskEvent, TaskRecord, TaskStep,
 };
 pub(crate) use sessions::SessionWatch;
 

@@ -183,6 +183,7 @@ fn answered_with(journal: &Journal, asked: Asked, mut response: Response) -> Res
         task_id,
         stream,
         done: false,
+        lambda: None,
     };
     let seq = journal.open(record);
     let recorded = Recorded {

@@ -17,14 +17,17 @@ pub enum RouteKind {
     Container,
     /// AWS's data-plane paths (`/runtimes/{arn}/invocations`, `…/stopruntimesession`).
     Aws,
+    /// A local Lambda's front (`a2a-emulator lambda`): a Function URL or API Gateway call.
+    Lambda,
 }
 
 impl RouteKind {
-    /// `"container"` or `"aws"`.
+    /// `"container"`, `"aws"` or `"lambda"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Container => "container",
             Self::Aws => "aws",
+            Self::Lambda => "lambda",
         }
     }
 
@@ -94,6 +97,47 @@ pub struct InvocationRecord {
     pub stream: bool,
     /// The answer has ended (or its client went away).
     pub done: bool,
+    /// What a local Lambda noted of the invocation (route `lambda` only).
+    pub lambda: Option<LambdaInvocation>,
+}
+
+/// A local Lambda's invocation as the journal keeps it: Lambda's request id, how long
+/// the function took, and how it failed.
+///
+/// ```
+/// let note = a2a_lambda_emulator::inspector::LambdaInvocation::default();
+/// assert_eq!(note.to_json()["thawed"], false);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct LambdaInvocation {
+    /// Lambda's request id (`Lambda-Runtime-Aws-Request-Id`), once handed out.
+    pub request_id: Option<String>,
+    /// From the hand-out to the invocation's end (the runtime and every extension done),
+    /// the `REPORT` line's `Duration`.
+    pub duration: Option<Duration>,
+    /// The error type when it failed (`Sandbox.Timedout`, `Runtime.ExitError`, the
+    /// function's own).
+    pub error: Option<String>,
+    /// It thawed a frozen environment.
+    pub thawed: bool,
+}
+
+impl LambdaInvocation {
+    /// How the API shows it.
+    ///
+    /// ```
+    /// let note = a2a_lambda_emulator::inspector::LambdaInvocation::default();
+    /// assert_eq!(note.to_json()["requestId"], serde_json::Value::Null);
+    /// ```
+    pub fn to_json(&self) -> Value {
+        json!({
+            "requestId": self.request_id,
+            "durationMs": self.duration.map(millis),
+            "error": self.error,
+            "thawed": self.thawed,
+        })
+    }
 }
 
 impl InvocationRecord {
@@ -109,7 +153,7 @@ impl InvocationRecord {
 
     /// How the API shows it.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut record = json!({
             "seq": self.seq,
             "at": rfc3339_millis(self.at),
             "session": self.session,
@@ -133,7 +177,11 @@ impl InvocationRecord {
             "taskId": self.task_id,
             "stream": self.stream,
             "done": self.done,
-        })
+        });
+        if let (Some(lambda), Value::Object(object)) = (&self.lambda, &mut record) {
+            object.insert("lambda".to_owned(), lambda.to_json());
+        }
+        record
     }
 }
 
@@ -175,10 +223,12 @@ pub enum SessionState {
     Idle,
     /// Ended (see [`SessionRecord::why`]).
     Stopped,
+    /// A local Lambda's execution environment, frozen (`SIGSTOP`) between invocations.
+    Frozen,
 }
 
 impl SessionState {
-    /// `"starting"`, `"ready"`, `"busy"`, `"idle"` or `"stopped"`.
+    /// `"starting"`, `"ready"`, `"busy"`, `"idle"`, `"stopped"` or `"frozen"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Starting => "starting",
@@ -186,6 +236,7 @@ impl SessionState {
             Self::Busy => "busy",
             Self::Idle => "idle",
             Self::Stopped => "stopped",
+            Self::Frozen => "frozen",
         }
     }
 }

@@ -114,7 +114,12 @@ function renderDetail() {
     const timing = "arrived " + r.at + "\nheaders after " + r.headMs.toFixed(3) + " ms\n" +
       (r.latencyMs === null ? "still open" : "done after " + r.latencyMs.toFixed(3) + " ms") +
       "\nroute " + r.route + " " + r.httpMethod + " " + r.path + "\nsession " + (r.session || "-") +
-      "\nfault " + (r.fault || "-") + "\ntask " + (r.taskId || "-");
+      "\nfault " + (r.fault || "-") + "\ntask " + (r.taskId || "-") +
+      // A local Lambda's invocation (route lambda): Lambda's request id, the REPORT's duration, the error.
+      (r.lambda ? "\nlambda request " + (r.lambda.requestId || "-") +
+        (r.lambda.durationMs === null ? "" : ", " + r.lambda.durationMs.toFixed(3) + " ms") +
+        (r.lambda.thawed ? ", thawed the environment" : "") +
+        (r.lambda.error ? ", failed: " + r.lambda.error : "") : "");
     detail.replaceChildren(
       el("div", {}, el("h3", {}, "Timing"), el("pre", { class: "timing" }, timing)),
       headersBlock("Response headers", r.responseHeaders),

@@ -1,0 +1,88 @@
+//! Lambda Managed Instances on the local Lambda (`--max-concurrency 8`, which sets
+//! `AWS_LAMBDA_MAX_CONCURRENCY=8` for the function): the real `a2a-agent` serves eight
+//! invocations at once in one environment, which is never frozen, and a non-blocking
+//! send's background work finishes after its invocation was answered.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod local_lambda_support;
+
+use std::time::Duration;
+
+use local_lambda_support::*;
+use serde_json::{Value, json};
+
+/// The conformance agent on Managed Instances, its delayed tasks taking one second.
+fn managed() -> a2a_lambda_emulator::lambda::LocalLambda {
+    agent()
+        .env("TCK_STREAMING_TIMEOUT", "1")
+        .max_concurrency(8)
+        .timeout(Duration::from_secs(30))
+}
+
+#[tokio::test]
+async fn eight_blocking_sends_are_in_flight_at_once_and_complete() {
+    let lambda = start(managed()).await;
+    let url = format!("{}/", lambda.base_url());
+    let sends = (0..8).map(|i| {
+        let url = url.clone();
+        async move {
+            let params = json!({"message": message(&format!("tck-delayed-complete-mi-{i}"), "go")});
+            post(&url, &rpc(i, "message/send", params)).await
+        }
+    });
+    let answers = futures_util::future::join_all(sends).await;
+    for (status, _, answer) in &answers {
+        assert_eq!(*status, 200, "{answer}");
+        assert_eq!(answer["result"]["status"]["state"], "completed", "{answer}");
+    }
+    // All eight were in flight at once: every START line comes before the first END.
+    let logs = lambda.logs();
+    let starts: Vec<usize> = positions(&logs, "START RequestId:");
+    let first_end = positions(&logs, "END RequestId:")[0];
+    assert_eq!(starts.len(), 8, "{logs:#?}");
+    assert!(starts.iter().all(|start| *start < first_end), "{logs:#?}");
+    assert!(!lambda.frozen());
+    lambda.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn non_blocking_sends_finish_their_background_work_with_nothing_frozen() {
+    let lambda = start(managed()).await;
+    let url = format!("{}/", lambda.base_url());
+    let mut ids = Vec::new();
+    for i in 0..8 {
+        let params = json!({
+            "message": message(&format!("tck-delayed-complete-bg-{i}"), "go"),
+            "configuration": {"blocking": false},
+        });
+        let (status, _, answer) = post(&url, &rpc(i, "message/send", params)).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_ne!(answer["result"]["status"]["state"], "completed", "{answer}");
+        ids.push(answer["result"]["id"].as_str().unwrap().to_owned());
+    }
+    assert!(!lambda.frozen());
+    // Each task completes in the background, each get an invocation of its own.
+    for (i, id) in ids.iter().enumerate() {
+        let mut state = Value::Null;
+        for _ in 0..100 {
+            let (_, _, got) =
+                post(&url, &rpc(100 + i as u64, "tasks/get", json!({"id": id}))).await;
+            state = got["result"]["status"]["state"].clone();
+            if state == "completed" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(state, "completed", "task {id}");
+    }
+    lambda.shutdown().await.unwrap();
+}
+
+/// The indices of the lines that start with `prefix`.
+fn positions(logs: &[String], prefix: &str) -> Vec<usize> {
+    logs.iter()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with(prefix))
+        .map(|(index, _)| index)
+        .collect()
+}

@@ -86,3 +86,38 @@ fn positions(logs: &[String], prefix: &str) -> Vec<usize> {
         .map(|(index, _)| index)
         .collect()
 }
+
+#[tokio::test]
+async fn an_internal_extension_registers_for_no_event_there() {
+    let scratch = Scratch::new("managed-internal");
+    let file = scratch.path("registrations");
+    let init = format!(
+        r#"ext="http://$AWS_LAMBDA_RUNTIME_API/2020-01-01/extension/register"
+curl -sS -w ' %{{http_code}}\n' -X POST "$ext" -H 'Lambda-Extension-Name: invoke' -d '{{"events":["INVOKE"]}}' >> '{file}'
+curl -sS -o /dev/null -w '%{{http_code}}\n' -X POST "$ext" -H 'Lambda-Extension-Name: none' -d '{{"events":[]}}' >> '{file}'"#,
+        file = file.display()
+    );
+    let lambda = start(
+        a2a_lambda_emulator::lambda::LocalLambda::new(shell_function(
+            &scratch.0, &init, RESPOND_OK,
+        ))
+        .port(0)
+        .max_concurrency(2),
+    )
+    .await;
+    let url = lambda.base_url().to_owned();
+    let call = tokio::spawn(async move { reqwest::get(url).await });
+    let text = eventually("two registrations", || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        (text.lines().count() == 2).then_some(text)
+    })
+    .await;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"errorMessage":"invoke: no events allowed for internal extensions on Lambda Managed Instances","errorType":"Extension.InvalidEventType"} 403"#
+    );
+    assert_eq!(lines[1], "200");
+    call.abort();
+    drop(lambda);
+}

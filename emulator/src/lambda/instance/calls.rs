@@ -108,7 +108,8 @@ impl Instance {
     /// An extension registers (during init only).
     ///
     /// # Errors
-    /// After init, or for the `SHUTDOWN` event (which an internal extension — the only
+    /// After init, for any event from an internal extension on Managed Instances, or for
+    /// the `SHUTDOWN` event (which an internal extension — the only
     /// kind a function's own process can run — may not register for: "Using the Lambda
     /// Extensions API", troubleshooting,
     /// <https://docs.aws.amazon.com/lambda/latest/dg/runtimes-extensions-api.html>).
@@ -123,6 +124,19 @@ impl Instance {
             return Err(FunctionError::new(
                 "Extension.RegistrationAfterInit",
                 "extensions register during the init phase only",
+            ));
+        }
+        // On Managed Instances an internal extension may register for no event at all
+        // (AWS's runtime interface emulator for Managed Instances,
+        // `internal/lambda-managed-instances/rapi/handler/agentregister.go` in
+        // aws/aws-lambda-runtime-interface-emulator: 403, "No events allowed for internal
+        // extensions"); registering still makes the shutdown a SIGTERM.
+        if !external && !events.is_empty() && self.config.managed_instances() {
+            return Err(FunctionError::new(
+                "Extension.InvalidEventType",
+                format!(
+                    "{name}: no events allowed for internal extensions on Lambda Managed Instances"
+                ),
             ));
         }
         if !external && events.iter().any(|event| event == "SHUTDOWN") {

@@ -6,38 +6,16 @@
 // A2A_EMULATOR_BIN; each test starts its own emulator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { skip, startEmulator } from './own_emulator.js';
 import {
   BedrockAgentCoreClient,
   InvokeAgentRuntimeCommand,
   StopRuntimeSessionCommand,
 } from '@aws-sdk/client-bedrock-agentcore';
 
-const EMULATOR = process.env.A2A_EMULATOR_BIN ?? '';
-const skip = EMULATOR ? false : 'A2A_EMULATOR_BIN not set (run tests/interop/run.sh)';
 const ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/aws_js-0123456789';
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2A_')));
-
-/** Starts the emulator with `args`; resolves to [base URL, process]. */
-function start(args) {
-  const child = spawn(EMULATOR, ['--port', '0', '--rate-limit', '0', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the emulator did not start')), 60_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const found = line.match(/listening on (http:\/\/\S+)/);
-      if (found) {
-        clearTimeout(timer);
-        resolve([found[1].replace(/\/$/, ''), child]);
-      }
-    });
-    child.on('exit', () => reject(new Error('the emulator exited')));
-  });
-}
+const start = startEmulator;
 
 /** The emulator's client; `version` '1.0' adds A2A-Version to every request. */
 function client(base, { version = '0.3', maxAttempts = 1 } = {}) {

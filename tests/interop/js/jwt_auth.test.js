@@ -4,12 +4,12 @@
 // this test starts its own emulator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { EMULATOR, env, skip, startEmulator } from './own_emulator.js';
 import { Role, TaskState } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -18,29 +18,10 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 
-const EMULATOR = process.env.A2A_EMULATOR_BIN ?? '';
-const skip = EMULATOR ? false : 'A2A_EMULATOR_BIN not set (run tests/interop/run.sh)';
 const ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/jwt_js-0123456789';
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2A_')));
 
 /** Starts the emulator with --auth jwt; resolves to [base URL, process]. */
-function start(state) {
-  const child = spawn(EMULATOR, ['--port', '0', '--rate-limit', '0', '--auth', 'jwt', '--state-dir', state], {
-    env,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the emulator did not start')), 60_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const found = line.match(/listening on (http:\/\/\S+)/);
-      if (found) {
-        clearTimeout(timer);
-        resolve([found[1].replace(/\/$/, ''), child]);
-      }
-    });
-    child.on('exit', () => reject(new Error('the emulator exited')));
-  });
-}
+const start = (state) => startEmulator(['--auth', 'jwt', '--state-dir', state]);
 
 test('the official client passes with a bearer token', { skip }, async () => {
   const state = mkdtempSync(join(tmpdir(), 'a2a-jwt-js-'));

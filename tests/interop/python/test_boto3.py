@@ -9,13 +9,7 @@ model marks retryable (a throttle, a session that is starting) and nothing else.
 tests/interop/run.sh sets A2A_EMULATOR_BIN; each test starts its own emulator.
 """
 
-import contextlib
 import json
-import os
-import queue
-import subprocess
-import threading
-import time
 import uuid
 
 import boto3
@@ -23,46 +17,11 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-EMULATOR = os.environ.get('A2A_EMULATOR_BIN', '')
-STARTUP_TIMEOUT = float(os.environ.get('A2A_INTEROP_STARTUP_TIMEOUT', '60'))
+from own_emulator import emulator, needs_emulator
+
 ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/boto3_agent-0123456789'
 OTHER_ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/other_agent-0123456789'
-pytestmark = pytest.mark.skipif(
-    not EMULATOR, reason='A2A_EMULATOR_BIN not set (run tests/interop/run.sh)'
-)
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith('A2A_') and k != 'AGENTCORE_RUNTIME_URL'}
-    env['NO_COLOR'] = '1'
-    return env
-
-
-@contextlib.contextmanager
-def emulator(*args: str):
-    """The base URL of an emulator started with `args` (the echo agent unless told)."""
-    proc = subprocess.Popen(
-        [EMULATOR, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', *args],
-        env=clean_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
-    url = ''
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not url and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        if line.startswith('a2a-emulator listening on '):
-            url = line.split()[3].rstrip('/')
-    try:
-        assert url, 'the emulator did not start'
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+pytestmark = needs_emulator
 
 
 def client(base: str, version: str = '0.3', attempts: int = 1):

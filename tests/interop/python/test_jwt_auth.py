@@ -6,12 +6,8 @@ sends and reads a task.
 tests/interop/run.sh sets A2A_EMULATOR_BIN; this test starts its own emulator.
 """
 
-import os
-import queue
 import subprocess
 import tempfile
-import threading
-import time
 import uuid
 
 from urllib.parse import quote
@@ -23,48 +19,19 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers import get_artifact_text, new_text_message
 from a2a.types.a2a_pb2 import Role, SendMessageRequest, TaskState
 
-EMULATOR = os.environ.get('A2A_EMULATOR_BIN', '')
-STARTUP_TIMEOUT = float(os.environ.get('A2A_INTEROP_STARTUP_TIMEOUT', '60'))
+from own_emulator import EMULATOR, STARTUP_TIMEOUT, clean_env, emulator, needs_emulator
+
 RUNTIME_ARN = 'arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/jwt_auth-0123456789'
 SESSION_HEADER = 'X-Amzn-Bedrock-AgentCore-Runtime-Session-Id'
-pytestmark = pytest.mark.skipif(
-    not EMULATOR, reason='A2A_EMULATOR_BIN not set (run tests/interop/run.sh)'
-)
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith('A2A_') and k != 'AGENTCORE_RUNTIME_URL'}
-    env['NO_COLOR'] = '1'
-    return env
+pytestmark = needs_emulator
 
 
 @pytest.fixture
 def jwt_emulator():
     """(base URL, state dir) of an emulator trusting its own key, kept in the state dir."""
     with tempfile.TemporaryDirectory() as state:
-        proc = subprocess.Popen(
-            [EMULATOR, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0',
-             '--auth', 'jwt', '--jwt-allowed-scopes', 'a2a/invoke', '--state-dir', state],
-            env=clean_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
-        )
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
-        url = ''
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not url and time.monotonic() < deadline and proc.poll() is None:
-            try:
-                line = lines.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if line.startswith('a2a-emulator listening on '):
-                url = line.split()[3].rstrip('/')
-        try:
-            assert url, 'the emulator did not start'
+        with emulator('--auth', 'jwt', '--jwt-allowed-scopes', 'a2a/invoke', '--state-dir', state) as url:
             yield url, state
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
 
 
 def token(state: str) -> str:

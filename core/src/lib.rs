@@ -14,6 +14,9 @@ pub mod agentcore;
 pub mod agentcore_headers;
 pub mod card;
 pub mod error;
+#[cfg(feature = "grpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "grpc")))]
+pub mod grpc;
 pub mod jsonrpc;
 pub mod model;
 pub mod percent;

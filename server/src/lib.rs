@@ -26,6 +26,8 @@ pub mod agent;
 pub mod agents;
 mod engine;
 mod graceful;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod health;
 mod http;
 mod identity;

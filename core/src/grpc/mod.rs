@@ -41,4 +41,7 @@ pub mod v1 {
 pub const SERVICE_NAME: &str = "lf.a2a.v1.A2AService";
 
 /// The card's `protocolBinding` of the gRPC binding (§8.2).
-pub const BINDING_NAME: &str = "GRPC";
+pub const BINDING_NAME: &str = crate::card::GRPC_BINDING;
+
+/// `google.protobuf.Empty`, what `DeleteTaskPushNotificationConfig` answers.
+pub use pbjson_types::Empty;

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::card::{Binding, Bindings};
 use a2a_lambda_core::error::ErrorProfile;
 use axum::Router;
 use tokio::net::TcpListener;
@@ -151,11 +151,18 @@ impl Container {
     /// # Errors
     /// [`ServeError::Card`] when the agent's card or the URL is invalid.
     pub fn into_router(self, public_url: &str) -> Result<Router, ServeError> {
-        let (router, _) = self.build(public_url)?;
+        let (router, _, _) = self.build(public_url)?;
         Ok(router)
     }
 
-    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig), ServeError> {
+    /// The gRPC binding's port (default 50051; 0 picks a free one), served when the
+    /// bindings name gRPC.
+    pub fn grpc_port(mut self, port: u16) -> Self {
+        self.config.grpc_port = port;
+        self
+    }
+
+    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig, Arc<Engine>), ServeError> {
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryTaskStore::with_limits(
                 DEFAULT_IN_MEMORY_CAPACITY,
@@ -180,8 +187,9 @@ impl Container {
         } else {
             engine
         };
+        let engine = Arc::new(engine);
         let app = router(
-            Arc::new(engine),
+            Arc::clone(&engine),
             RouterOptions {
                 max_body_bytes: self.config.max_body_bytes,
                 // The router's own first step (in its one stack of layers, which costs
@@ -197,7 +205,7 @@ impl Container {
                 Identity::None.identify(request)
             }));
         }
-        Ok((app, self.config))
+        Ok((app, self.config, engine))
     }
 
     /// Binds the address and serves in the background until [`Running::shutdown`].
@@ -215,19 +223,59 @@ impl Container {
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
-        let (app, config) = self.build(&public_url)?;
+        let mut this = self;
+        let grpc = if this.config.bindings.serves(Binding::Grpc) {
+            let address = SocketAddr::new(address.ip(), this.config.grpc_port);
+            let listener = TcpListener::bind(address)
+                .await
+                .map_err(|source| ServeError::Bind { address, source })?;
+            let grpc_bound = listener.local_addr()?;
+            let url = this
+                .config
+                .grpc_public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{}", graceful::reachable(grpc_bound)));
+            this.config.bindings = this.config.bindings.clone().with_grpc_url(url);
+            Some((listener, grpc_bound))
+        } else {
+            None
+        };
+        let identity = this.config.identity;
+        let (app, config, engine) = this.build(&public_url)?;
         tracing::info!(%bound, %public_url, "container listening");
         let (stop, stopped) = watch::channel(false);
         let gauges = Arc::new(Gauges::default());
-        let task = tokio::spawn(listen::serve(
+        let http = listen::serve(
             listener,
             app,
             config.limits(),
-            stopped,
+            stopped.clone(),
             Arc::clone(&gauges),
-        ));
+        );
+        let grpc_address = grpc.as_ref().map(|(_, address)| *address);
+        let task = match grpc {
+            Some((listener, grpc_bound)) => {
+                tracing::info!(%grpc_bound, "gRPC listening");
+                let grpc = grpc_serve(
+                    listener,
+                    engine,
+                    (config.max_body_bytes, config.shutdown_grace),
+                    identity,
+                    stopped,
+                );
+                tokio::spawn(async move {
+                    let (http, grpc) = tokio::join!(http, grpc);
+                    http.and(grpc)
+                })
+            }
+            None => {
+                drop(engine);
+                tokio::spawn(http)
+            }
+        };
         Ok(Running {
             address: bound,
+            grpc_address,
             url: public_url,
             stop,
             task,
@@ -245,4 +293,56 @@ impl Container {
         graceful::shutdown_signal().await;
         running.shutdown().await
     }
+}
+
+/// Serves the gRPC binding on `listener` until `stopped`, then lets calls in flight finish
+/// within the shutdown grace. Without the `grpc` feature the bindings cannot name gRPC
+/// ([`ContainerConfig::from_lookup`] refuses it), and this serves nothing.
+#[cfg(feature = "grpc")]
+async fn grpc_serve(
+    listener: TcpListener,
+    engine: Arc<Engine>,
+    (max_message_bytes, grace): (usize, Duration),
+    identity: Identity,
+    mut stopped: watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    let service = crate::grpc::GrpcService::server(engine, max_message_bytes);
+    // The same identity step as the HTTP bindings' router: the caller's owner in the
+    // request's extensions, the user id header removed when it is not trusted.
+    let routes = tonic::service::Routes::new(service)
+        .prepare()
+        .into_axum_router()
+        .layer(MapRequestLayer::new(move |request| {
+            identity.identify(request)
+        }));
+    let mut asked = stopped.clone();
+    let serving = tonic::transport::Server::builder()
+        .add_routes(tonic::service::Routes::from(routes))
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            },
+        );
+    let mut serving = std::pin::pin!(serving);
+    tokio::select! {
+        result = &mut serving => return result.map_err(std::io::Error::other),
+        _ = asked.wait_for(|stop| *stop) => {}
+    }
+    // Stopping: calls in flight (a stream, say) get the grace, as the HTTP bindings' do.
+    match tokio::time::timeout(grace, serving).await {
+        Ok(result) => result.map_err(std::io::Error::other),
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "grpc"))]
+async fn grpc_serve(
+    _listener: TcpListener,
+    _engine: Arc<Engine>,
+    _limits: (usize, Duration),
+    _identity: Identity,
+    _stopped: watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    Ok(())
 }

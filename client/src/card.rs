@@ -73,8 +73,9 @@ impl Interface {
     /// The binding, when it is one this client speaks (`JSONRPC`, `HTTP+JSON`; the names
     /// are compared without case).
     pub fn binding_kind(&self) -> Option<Binding> {
-        [Binding::JsonRpc, Binding::HttpJson]
-            .into_iter()
+        SPOKEN
+            .iter()
+            .copied()
             .find(|known| self.binding.eq_ignore_ascii_case(known.card_name()))
     }
 
@@ -87,10 +88,16 @@ impl Interface {
     }
 }
 
+/// The bindings this client speaks: gRPC too with the `grpc` feature.
+#[cfg(feature = "grpc")]
+const SPOKEN: &[Binding] = &[Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+#[cfg(not(feature = "grpc"))]
+const SPOKEN: &[Binding] = &[Binding::JsonRpc, Binding::HttpJson];
+
 /// The versions this client speaks a binding in, preferred first.
 fn versions_of(binding: Binding) -> &'static [ProtocolVersion] {
     match binding {
-        Binding::HttpJson => &[ProtocolVersion::V1_0],
+        Binding::HttpJson | Binding::Grpc => &[ProtocolVersion::V1_0],
         _ => &[ProtocolVersion::V1_0, ProtocolVersion::V0_3],
     }
 }
@@ -315,7 +322,7 @@ impl FetchedCard {
     ) -> Result<Endpoint, Error> {
         let bindings: Vec<Binding> = match binding {
             Some(binding) => vec![binding],
-            None => vec![Binding::JsonRpc, Binding::HttpJson],
+            None => SPOKEN.to_vec(),
         };
         let versions = |binding: Binding| -> Vec<ProtocolVersion> {
             match wanted {
@@ -376,6 +383,7 @@ impl FetchedCard {
 pub fn binding_label(binding: Binding) -> &'static str {
     match binding {
         Binding::HttpJson => a2a_lambda_core::rest::BINDING_NAME,
+        Binding::Grpc => "gRPC",
         _ => "JSON-RPC",
     }
 }

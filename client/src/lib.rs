@@ -32,6 +32,8 @@ pub mod auth;
 pub mod card;
 mod client;
 pub mod error;
+#[cfg(feature = "grpc")]
+mod grpc;
 pub mod protocol;
 pub mod push;
 mod refusal;

@@ -404,3 +404,57 @@ async fn push_configs_are_created_read_listed_and_deleted() {
     assert_eq!(gone.code(), Code::NotFound, "{gone:?}");
     running.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn our_client_picks_grpc_from_the_card_and_reads_its_refusals() {
+    use a2a_lambda_client::model::{SendResult, StreamEvent, TaskState};
+    use a2a_lambda_client::{Binding, Client, text_params};
+
+    let running = container("grpc,jsonrpc").await;
+    let client = Client::connect(running.url()).await.unwrap();
+    assert_eq!(client.binding(), Binding::Grpc);
+    assert_eq!(
+        client.endpoint_url().as_str().trim_end_matches('/'),
+        format!("http://{}", running.grpc_address().unwrap())
+    );
+
+    let mut params = text_params("hi");
+    params.message.message_id = "tck-complete-task-client".to_owned();
+    let SendResult::Task(task) = client.send(&params).await.unwrap() else {
+        panic!("a task")
+    };
+    assert_eq!(task.status.state, TaskState::Completed);
+    let got = client.get_task(&task.id, None).await.unwrap();
+    assert_eq!(got.id, task.id);
+
+    let refused = client.cancel_task(&task.id).await.unwrap_err();
+    let rpc = refused.rpc().expect("a refusal");
+    assert_eq!(
+        (rpc.code_number(), rpc.http_status),
+        (-32002, 400),
+        "{refused}"
+    );
+    let missing = client.get_task("no-such-task", None).await.unwrap_err();
+    assert_eq!(
+        missing
+            .rpc()
+            .map(|rpc| (rpc.code_number(), rpc.http_status)),
+        Some((-32001, 404)),
+        "{missing}"
+    );
+
+    let mut streamed = text_params("hi");
+    streamed.message.message_id = "tck-stream-client".to_owned();
+    let mut stream = client.stream(&streamed).await.unwrap();
+    let mut chunks = 0;
+    let mut states = Vec::new();
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            StreamEvent::ArtifactUpdate(_) => chunks += 1,
+            other => states.extend(other.state()),
+        }
+    }
+    assert_eq!(chunks, 3);
+    assert_eq!(states.last(), Some(&TaskState::Completed), "{states:?}");
+    running.shutdown().await.unwrap();
+}

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use tonic::Code;
 use tonic_types::{BadRequest, ErrorDetail, ErrorInfo, FieldViolation, StatusExt as _};
 
-use crate::error::{ERROR_INFO_TYPE, Error, ErrorObject};
+use crate::error::{ERROR_INFO_TYPE, Error};
 use crate::rest::status::{self as rest_status, BAD_REQUEST_TYPE, Status, StatusBody};
 
 /// The gRPC status of `error`.
@@ -97,41 +97,50 @@ pub fn from_body(status: &Status) -> tonic::Status {
 
 /// The `google.rpc.Code` of its name (`NOT_FOUND`); `UNKNOWN` for a name it does not have.
 pub fn code_named(name: &str) -> Code {
-    match name {
-        "OK" => Code::Ok,
-        "CANCELLED" => Code::Cancelled,
-        "INVALID_ARGUMENT" => Code::InvalidArgument,
-        "DEADLINE_EXCEEDED" => Code::DeadlineExceeded,
-        "NOT_FOUND" => Code::NotFound,
-        "ALREADY_EXISTS" => Code::AlreadyExists,
-        "PERMISSION_DENIED" => Code::PermissionDenied,
-        "RESOURCE_EXHAUSTED" => Code::ResourceExhausted,
-        "FAILED_PRECONDITION" => Code::FailedPrecondition,
-        "ABORTED" => Code::Aborted,
-        "OUT_OF_RANGE" => Code::OutOfRange,
-        "UNIMPLEMENTED" => Code::Unimplemented,
-        "INTERNAL" => Code::Internal,
-        "UNAVAILABLE" => Code::Unavailable,
-        "DATA_LOSS" => Code::DataLoss,
-        "UNAUTHENTICATED" => Code::Unauthenticated,
-        _ => Code::Unknown,
-    }
+    ALL_CODES
+        .into_iter()
+        .find(|code| code_name(*code) == name)
+        .unwrap_or(Code::Unknown)
 }
 
-/// A gRPC status read back as the JSON-RPC error object it stands for (as
-/// [`crate::rest::status::parse`] reads an HTTP+JSON error): the code from the
-/// `ErrorInfo`'s reason, else from the gRPC code; the details as `data`.
+const ALL_CODES: [Code; 17] = [
+    Code::Ok,
+    Code::Cancelled,
+    Code::Unknown,
+    Code::InvalidArgument,
+    Code::DeadlineExceeded,
+    Code::NotFound,
+    Code::AlreadyExists,
+    Code::PermissionDenied,
+    Code::ResourceExhausted,
+    Code::FailedPrecondition,
+    Code::Aborted,
+    Code::OutOfRange,
+    Code::Unimplemented,
+    Code::Internal,
+    Code::Unavailable,
+    Code::DataLoss,
+    Code::Unauthenticated,
+];
+
+/// A gRPC status as the HTTP+JSON binding's error body it stands for: the HTTP status of
+/// its code (§5.4's table read backwards) and the `google.rpc.Status` with its details, so
+/// a client reads a refusal of either binding with one parser
+/// ([`crate::rest::status::parse`]).
 ///
 /// ```
 /// use a2a_lambda_core::ErrorCode;
 /// use a2a_lambda_core::error::{Error, Refusal};
 /// use a2a_lambda_core::grpc::status;
+/// use a2a_lambda_core::rest::status::parse;
 ///
 /// let grpc = status::from_error(&Error::new(Refusal::TaskNotCancelable, "t-1 is completed"));
-/// let error = status::to_error_object(&grpc);
+/// let (http_status, body) = status::to_json(&grpc);
+/// assert_eq!(http_status, http::StatusCode::BAD_REQUEST);
+/// let error = parse(http_status, &body).unwrap();
 /// assert_eq!(error.error_code(), ErrorCode::TaskNotCancelable);
 /// ```
-pub fn to_error_object(status: &tonic::Status) -> ErrorObject {
+pub fn to_json(status: &tonic::Status) -> (http::StatusCode, Vec<u8>) {
     let mut details = Vec::new();
     for detail in status.get_error_details_vec() {
         match detail {
@@ -163,21 +172,94 @@ pub fn to_error_object(status: &tonic::Status) -> ErrorObject {
     }
     let http_status = match status.code() {
         Code::NotFound => http::StatusCode::NOT_FOUND,
+        Code::Unimplemented => http::StatusCode::NOT_IMPLEMENTED,
         Code::Internal | Code::Unknown | Code::DataLoss => http::StatusCode::INTERNAL_SERVER_ERROR,
         Code::Unavailable => http::StatusCode::SERVICE_UNAVAILABLE,
         Code::ResourceExhausted => http::StatusCode::TOO_MANY_REQUESTS,
         Code::Aborted => http::StatusCode::CONFLICT,
+        Code::Unauthenticated => http::StatusCode::UNAUTHORIZED,
+        Code::PermissionDenied => http::StatusCode::FORBIDDEN,
+        Code::DeadlineExceeded => http::StatusCode::GATEWAY_TIMEOUT,
         _ => http::StatusCode::BAD_REQUEST,
     };
-    let body = json!({"error": {
-        "code": http_status.as_u16(),
-        "message": status.message(),
-        "details": details,
-    }});
-    let bytes = serde_json::to_vec(&body).unwrap_or_default();
-    rest_status::parse(http_status, &bytes).unwrap_or_else(|| ErrorObject {
-        code: crate::ErrorCode::InternalError.code(),
-        message: status.message().to_owned(),
-        data: None,
-    })
+    let body = StatusBody {
+        error: Status {
+            code: http_status.as_u16(),
+            status: code_name(status.code()).to_owned(),
+            message: status.message().to_owned(),
+            details,
+        },
+    };
+    (http_status, serde_json::to_vec(&body).unwrap_or_default())
+}
+
+/// The `google.rpc.Code` name of a code (`NOT_FOUND`).
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+        Code::Unknown => "UNKNOWN",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Refusal;
+    use crate::rest::status::parse;
+
+    #[test]
+    fn every_code_name_reads_back_to_its_code() {
+        for code in ALL_CODES {
+            assert_eq!(code_named(code_name(code)), code);
+        }
+        assert_eq!(code_named("NO_SUCH_CODE"), Code::Unknown);
+    }
+
+    #[test]
+    fn every_refusal_crosses_grpc_and_back_with_its_code_and_details() {
+        for refusal in [
+            Refusal::TaskNotFound,
+            Refusal::TaskNotCancelable,
+            Refusal::PushNotSupported,
+            Refusal::UnsupportedOperation,
+            Refusal::ContentTypeNotSupported,
+            Refusal::InvalidParams,
+            Refusal::Internal,
+        ] {
+            let error =
+                Error::new(refusal, "message.role: is required").with_metadata("taskId", "t-1");
+            let (http_status, rest_body) = crate::rest::status::body(&error, None);
+            let grpc = from_error(&error);
+            assert_eq!(
+                code_name(grpc.code()),
+                rest_body.error.status,
+                "{refusal:?}"
+            );
+            let (back_status, back) = to_json(&grpc);
+            let back: StatusBody = serde_json::from_slice(&back).unwrap();
+            assert_eq!(back.error.details, rest_body.error.details, "{refusal:?}");
+            assert_eq!(back.error.message, rest_body.error.message, "{refusal:?}");
+            let rest_bytes = serde_json::to_vec(&rest_body).unwrap();
+            assert_eq!(
+                parse(back_status, &serde_json::to_vec(&back).unwrap()).map(|e| e.code),
+                parse(http_status, &rest_bytes).map(|e| e.code),
+                "{refusal:?}"
+            );
+        }
+    }
 }

@@ -311,7 +311,8 @@ impl FetchedCard {
     }
 
     /// The interface to use (see the module's doc): in `wanted` and `binding` if given;
-    /// else the binding of the first interface spoken, in 1.0 if declared, else 0.3.
+    /// else the binding of the first interface spoken, in 1.0 if declared, else 0.3 —
+    /// JSON-RPC or HTTP+JSON, gRPC (feature `grpc`) only when the card offers neither.
     ///
     /// # Errors
     /// [`Error::Card`] naming what the card offers when nothing fits.
@@ -320,10 +321,26 @@ impl FetchedCard {
         wanted: Option<ProtocolVersion>,
         binding: Option<Binding>,
     ) -> Result<Endpoint, Error> {
-        let bindings: Vec<Binding> = match binding {
-            Some(binding) => vec![binding],
-            None => SPOKEN.to_vec(),
+        let Some(binding) = binding else {
+            let chosen = self.select_among(wanted, &[Binding::JsonRpc, Binding::HttpJson]);
+            // gRPC (on a port of its own, which a balancer for HTTP may not pass) only
+            // when the card offers nothing else this client speaks.
+            #[cfg(feature = "grpc")]
+            if chosen.is_err()
+                && let Ok(endpoint) = self.select_among(wanted, &[Binding::Grpc])
+            {
+                return Ok(endpoint);
+            }
+            return chosen;
         };
+        self.select_among(wanted, &[binding])
+    }
+
+    fn select_among(
+        &self,
+        wanted: Option<ProtocolVersion>,
+        bindings: &[Binding],
+    ) -> Result<Endpoint, Error> {
         let versions = |binding: Binding| -> Vec<ProtocolVersion> {
             match wanted {
                 Some(version) => vec![version],

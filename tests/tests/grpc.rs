@@ -406,12 +406,20 @@ async fn push_configs_are_created_read_listed_and_deleted() {
 }
 
 #[tokio::test]
-async fn our_client_picks_grpc_from_the_card_and_reads_its_refusals() {
+async fn our_client_speaks_grpc_and_reads_its_refusals() {
     use a2a_lambda_client::model::{SendResult, StreamEvent, TaskState};
     use a2a_lambda_client::{Binding, Client, text_params};
 
+    // The card's HTTP binding unless gRPC is asked for (gRPC is chosen by itself only from
+    // a card that offers no other binding).
     let running = container("grpc,jsonrpc").await;
     let client = Client::connect(running.url()).await.unwrap();
+    assert_eq!(client.binding(), Binding::JsonRpc);
+    let client = Client::builder(running.url())
+        .binding(Binding::Grpc)
+        .connect()
+        .await
+        .unwrap();
     assert_eq!(client.binding(), Binding::Grpc);
     assert_eq!(
         client.endpoint_url().as_str().trim_end_matches('/'),

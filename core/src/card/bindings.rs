@@ -79,7 +79,7 @@ impl Bindings {
     /// ```
     /// use a2a_lambda_core::card::Bindings;
     ///
-    /// let bindings: Bindings = "jsonrpc,grpc".parse().unwrap();
+    /// let bindings = Bindings::parse_with_grpc("jsonrpc,grpc").unwrap();
     /// let bindings = bindings.with_grpc_url("http://127.0.0.1:50051");
     /// assert_eq!(bindings.grpc_url(), Some("http://127.0.0.1:50051"));
     /// ```

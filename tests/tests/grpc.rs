@@ -466,3 +466,61 @@ async fn our_client_speaks_grpc_and_reads_its_refusals() {
     assert_eq!(states.last(), Some(&TaskState::Completed), "{states:?}");
     running.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn owners_and_the_task_store_are_the_other_bindings_own() {
+    let running = container("jsonrpc,grpc").await;
+    let mut grpc = client(&running).await;
+    let sent = grpc
+        .send_message(as_user(send("tck-complete-task-owned", "hi"), "alice"))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(v1::send_message_response::Payload::Task(task)) = sent.payload else {
+        panic!("a task")
+    };
+    let get = |who| {
+        as_user(
+            v1::GetTaskRequest {
+                id: task.id.clone(),
+                ..Default::default()
+            },
+            who,
+        )
+    };
+    assert_eq!(
+        grpc.get_task(get("alice")).await.unwrap().into_inner().id,
+        task.id
+    );
+    let bob = grpc.get_task(get("bob")).await.unwrap_err();
+    assert_eq!(refusal(&bob).1, "TASK_NOT_FOUND");
+
+    // The same task over JSON-RPC, for the same caller only.
+    let rpc = |who: &str| {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task.id},
+        });
+        reqwest::Client::new()
+            .post(running.url())
+            .header("A2A-Version", "1.0")
+            .header(a2a_lambda_core::agentcore::USER_ID_HEADER, who)
+            .json(&body)
+            .send()
+    };
+    let alice: serde_json::Value = rpc("alice").await.unwrap().json().await.unwrap();
+    assert_eq!(alice["result"]["id"], task.id.as_str(), "{alice}");
+    let bob: serde_json::Value = rpc("bob").await.unwrap().json().await.unwrap();
+    assert_eq!(bob["error"]["code"], -32001, "{bob}");
+    running.shutdown().await.unwrap();
+}
+
+/// `message` as the AgentCore user `who` sends it (the user id header, trusted under the
+/// default `A2A_IDENTITY=agentcore`).
+fn as_user<T>(message: T, who: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert(
+        a2a_lambda_core::agentcore::USER_ID_HEADER,
+        who.parse().unwrap(),
+    );
+    request
+}

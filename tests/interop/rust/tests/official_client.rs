@@ -249,7 +249,11 @@ async fn the_official_client_speaks_the_three_bindings_with_our_container() {
             .get_task(&request(json!({"id": "no-such-task"})))
             .await
             .unwrap_err();
-        assert_eq!(missing.code, a2a::error_code::TASK_NOT_FOUND, "{binding}: {missing:?}");
+        assert_eq!(
+            missing.code,
+            a2a::error_code::TASK_NOT_FOUND,
+            "{binding}: {missing:?}"
+        );
     }
 }
 

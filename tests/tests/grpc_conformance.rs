@@ -159,7 +159,7 @@ async fn send_message_with_an_unsupported_media_type_is_refused() {
     let (running, mut grpc) = container().await;
     let message = v1::Message {
         parts: vec![v1::Part {
-            content: Some(v1::part::Content::Raw(b"tck".to_vec().into())),
+            content: Some(v1::part::Content::Raw(b"tck".to_vec())),
             media_type: "application/x-unsupported-tck-type".to_owned(),
             ..Default::default()
         }],

@@ -354,3 +354,49 @@ impl ContainerConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<ContainerConfig, ServeError> {
+        ContainerConfig::from_lookup(|name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        })
+    }
+
+    #[test]
+    fn grpc_is_read_with_its_port_and_url() {
+        let read = config(&[("A2A_BINDINGS", "jsonrpc,grpc")]);
+        if cfg!(feature = "grpc") {
+            let read = read.unwrap();
+            assert!(read.bindings.serves(Binding::Grpc));
+            assert_eq!(read.grpc_port, DEFAULT_GRPC_PORT);
+            let set = config(&[
+                ("A2A_BINDINGS", "grpc"),
+                ("A2A_GRPC_PORT", "7000"),
+                ("A2A_GRPC_PUBLIC_URL", "https://grpc.example.com"),
+            ])
+            .unwrap();
+            assert_eq!(set.grpc_port, 7000);
+            assert_eq!(
+                set.grpc_public_url.as_deref(),
+                Some("https://grpc.example.com")
+            );
+        } else {
+            assert_eq!(
+                read.unwrap_err().to_string(),
+                "A2A_BINDINGS=\"jsonrpc,grpc\" is not valid: jsonrpc or http+json (this build has \
+                 no gRPC: build a2a-lambda-server with its `grpc` feature)"
+            );
+        }
+        let port = config(&[("A2A_GRPC_PORT", "x")]).unwrap_err();
+        assert_eq!(
+            port.to_string(),
+            "A2A_GRPC_PORT=\"x\" is not valid: a port number (0 to 65535)"
+        );
+    }
+}

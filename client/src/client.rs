@@ -154,7 +154,7 @@ impl ClientBuilder {
         let endpoint = card.select(version, binding)?;
         Ok(Client {
             #[cfg(feature = "grpc")]
-            grpc: grpc_of(&endpoint),
+            grpc: grpc_of(&endpoint, &transport.auth)?,
             transport: Arc::new(transport),
             endpoint,
             card: Some(card),
@@ -185,7 +185,7 @@ impl ClientBuilder {
         };
         Ok(Client {
             #[cfg(feature = "grpc")]
-            grpc: grpc_of(&endpoint),
+            grpc: grpc_of(&endpoint, &transport.auth)?,
             transport: Arc::new(transport),
             endpoint,
             card: None,
@@ -207,13 +207,15 @@ pub struct Client {
 
 /// The gRPC connection an endpoint of the gRPC binding is called through.
 #[cfg(feature = "grpc")]
-fn grpc_of(endpoint: &Endpoint) -> Option<Arc<crate::grpc::Grpc>> {
-    (endpoint.binding == Binding::Grpc).then(|| {
-        Arc::new(crate::grpc::Grpc::new(
-            endpoint.url.as_str(),
-            CONNECT_TIMEOUT,
-        ))
-    })
+fn grpc_of(
+    endpoint: &Endpoint,
+    auth: &crate::auth::Auth,
+) -> Result<Option<Arc<crate::grpc::Grpc>>, Error> {
+    if endpoint.binding != Binding::Grpc {
+        return Ok(None);
+    }
+    let grpc = crate::grpc::Grpc::new(endpoint.url.as_str(), CONNECT_TIMEOUT, auth)?;
+    Ok(Some(Arc::new(grpc)))
 }
 
 /// Reads and parses a card.

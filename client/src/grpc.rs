@@ -5,9 +5,9 @@
 //! `ErrorInfo`) is read as the HTTP+JSON binding's, and a stream's responses become that
 //! binding's SSE events, so one parser reads both.
 //!
-//! The calls carry the session id and `A2A-Version: 1.0` as metadata; authentication
-//! (bearer tokens, SigV4) is the HTTP bindings' only: a gRPC agent is reached directly, not
-//! through AgentCore (which cannot carry gRPC).
+//! The calls carry the session id, `A2A-Version: 1.0` and the credentials (a bearer token
+//! or an API key) as metadata; SigV4 is refused: it signs AgentCore's HTTP requests, and
+//! AgentCore cannot carry gRPC.
 
 use std::time::Duration;
 
@@ -18,13 +18,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::OnceCell;
-use tonic::metadata::{MetadataKey, MetadataValue};
+use tonic::metadata::{Ascii, MetadataKey, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
 use a2a_lambda_core::Operation;
 use a2a_lambda_core::grpc::v1::a2a_service_client::A2aServiceClient;
 use a2a_lambda_core::grpc::{status, v1};
 
+use crate::auth::Auth;
 use crate::error::Error;
 use crate::stream::Body;
 
@@ -32,17 +33,35 @@ use crate::stream::Body;
 #[derive(Debug)]
 pub(crate) struct Grpc {
     url: String,
+    credentials: Option<(MetadataKey<Ascii>, MetadataValue<Ascii>)>,
     connect_timeout: Duration,
     channel: OnceCell<Channel>,
 }
 
 impl Grpc {
-    pub(crate) fn new(url: &str, connect_timeout: Duration) -> Self {
-        Self {
+    /// A connection to `url`, with `auth`'s credentials on every call.
+    ///
+    /// # Errors
+    /// SigV4 ([`Error::Unsupported`]), or credentials that are not valid metadata.
+    pub(crate) fn new(url: &str, connect_timeout: Duration, auth: &Auth) -> Result<Self, Error> {
+        let credentials = match auth.grpc_metadata()? {
+            Some((name, value)) => {
+                let key = MetadataKey::from_bytes(name.as_bytes())
+                    .map_err(|_| Error::Config(format!("{name:?} is not valid gRPC metadata")))?;
+                let mut value = MetadataValue::try_from(value.as_str()).map_err(|_| {
+                    Error::Config(format!("the value of {name:?} is not valid gRPC metadata"))
+                })?;
+                value.set_sensitive(true);
+                Some((key, value))
+            }
+            None => None,
+        };
+        Ok(Self {
             url: url.to_owned(),
+            credentials,
             connect_timeout,
             channel: OnceCell::new(),
-        }
+        })
     }
 
     async fn client(&self) -> Result<A2aServiceClient<Channel>, Error> {
@@ -101,6 +120,9 @@ impl Grpc {
             if let (Ok(key), Ok(value)) = (key, MetadataValue::try_from(value)) {
                 metadata.insert(key, value);
             }
+        }
+        if let Some((key, value)) = &self.credentials {
+            metadata.insert(key.clone(), value.clone());
         }
         request
     }

@@ -524,3 +524,38 @@ fn as_user<T>(message: T, who: &str) -> tonic::Request<T> {
     );
     request
 }
+
+#[tokio::test]
+async fn our_clients_bearer_token_names_the_owner_over_grpc() {
+    use a2a_lambda_client::model::SendResult;
+    use a2a_lambda_client::{Auth, Binding, Client, text_params};
+
+    let running = container("jsonrpc,grpc").await;
+    // A JWT as AgentCore passes it on after checking it: the container reads its claims
+    // (`{"iss":"https://issuer.example","sub":"alice"}`), not its signature.
+    let token =
+        "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoiYWxpY2UifQ.c2ln";
+    let alice = Client::builder(running.url())
+        .binding(Binding::Grpc)
+        .auth(Auth::Bearer(token.to_owned()))
+        .connect()
+        .await
+        .unwrap();
+    let mut params = text_params("hi");
+    params.message.message_id = "tck-complete-task-bearer".to_owned();
+    let SendResult::Task(task) = alice.send(&params).await.unwrap() else {
+        panic!("a task")
+    };
+    assert_eq!(alice.get_task(&task.id, None).await.unwrap().id, task.id);
+
+    let mut anonymous = client(&running).await;
+    let refused = anonymous
+        .get_task(v1::GetTaskRequest {
+            id: task.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refusal(&refused).1, "TASK_NOT_FOUND");
+    running.shutdown().await.unwrap();
+}

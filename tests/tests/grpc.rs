@@ -559,3 +559,59 @@ async fn our_clients_bearer_token_names_the_owner_over_grpc() {
     assert_eq!(refusal(&refused).1, "TASK_NOT_FOUND");
     running.shutdown().await.unwrap();
 }
+
+/// Refuses with 401 a request without `x-test-key: k`: a user's authentication layer.
+async fn needs_key(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request
+        .headers()
+        .get("x-test-key")
+        .is_some_and(|key| key == "k")
+    {
+        next.run(request).await
+    } else {
+        axum::response::IntoResponse::into_response(axum::http::StatusCode::UNAUTHORIZED)
+    }
+}
+
+#[tokio::test]
+async fn the_users_layers_guard_the_grpc_port_too() {
+    let config = ContainerConfig::from_lookup(|name| {
+        Some(
+            match name {
+                "A2A_HOST" => "127.0.0.1",
+                "PORT" | "A2A_GRPC_PORT" => "0",
+                "A2A_BINDINGS" => "jsonrpc,grpc",
+                _ => return None,
+            }
+            .to_owned(),
+        )
+    })
+    .unwrap();
+    let running = Container::with_config(BuiltIn::Conformance.agent(), config)
+        .layer(axum::middleware::from_fn(needs_key))
+        .bind()
+        .await
+        .unwrap();
+    let mut grpc = client(&running).await;
+    let refused = grpc
+        .send_message(send("tck-complete-task-layer", "hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::Unauthenticated, "{refused:?}");
+    let mut keyed = tonic::Request::new(send("tck-complete-task-layer", "hi"));
+    keyed
+        .metadata_mut()
+        .insert("x-test-key", "k".parse().unwrap());
+    let sent = grpc.send_message(keyed).await.unwrap().into_inner();
+    assert!(
+        matches!(
+            sent.payload,
+            Some(v1::send_message_response::Payload::Task(_))
+        ),
+        "{sent:?}"
+    );
+    running.shutdown().await.unwrap();
+}

@@ -151,7 +151,7 @@ impl Container {
     /// # Errors
     /// [`ServeError::Card`] when the agent's card or the URL is invalid.
     pub fn into_router(self, public_url: &str) -> Result<Router, ServeError> {
-        let (router, _, _) = self.build(public_url)?;
+        let (router, ..) = self.build(public_url)?;
         Ok(router)
     }
 
@@ -162,7 +162,10 @@ impl Container {
         self
     }
 
-    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig, Arc<Engine>), ServeError> {
+    fn build(
+        self,
+        public_url: &str,
+    ) -> Result<(Router, ContainerConfig, Arc<Engine>, Layers), ServeError> {
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryTaskStore::with_limits(
                 DEFAULT_IN_MEMORY_CAPACITY,
@@ -197,7 +200,7 @@ impl Container {
                 identity: Some(self.config.identity),
             },
         );
-        let mut app = self.layers.apply(app);
+        let mut app = self.layers.wrap(app);
         if self.config.identity == Identity::None {
             // The user id header is not the platform's here: removed before the user's
             // layers could read it too.
@@ -205,7 +208,7 @@ impl Container {
                 Identity::None.identify(request)
             }));
         }
-        Ok((app, self.config, engine))
+        Ok((app, self.config, engine, self.layers))
     }
 
     /// Binds the address and serves in the background until [`Running::shutdown`].
@@ -241,7 +244,7 @@ impl Container {
             None
         };
         let identity = this.config.identity;
-        let (app, config, engine) = this.build(&public_url)?;
+        let (app, config, engine, layers) = this.build(&public_url)?;
         tracing::info!(%bound, %public_url, "container listening");
         let (stop, stopped) = watch::channel(false);
         let gauges = Arc::new(Gauges::default());
@@ -260,7 +263,7 @@ impl Container {
                     listener,
                     engine,
                     (config.max_body_bytes, config.shutdown_grace),
-                    identity,
+                    (identity, layers),
                     stopped,
                 );
                 tokio::spawn(async move {
@@ -303,18 +306,27 @@ async fn grpc_serve(
     listener: TcpListener,
     engine: Arc<Engine>,
     (max_message_bytes, grace): (usize, Duration),
-    identity: Identity,
+    (identity, layers): (Identity, Layers),
     mut stopped: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
     let service = crate::grpc::GrpcService::server(engine, max_message_bytes);
-    // The same identity step as the HTTP bindings' router: the caller's owner in the
-    // request's extensions, the user id header removed when it is not trusted.
+    // The same identity step as the HTTP bindings' router (the caller's owner in the
+    // request's extensions, the user id header removed when it is not trusted), inside the
+    // user's layers, as there.
     let routes = tonic::service::Routes::new(service)
         .prepare()
         .into_axum_router()
         .layer(MapRequestLayer::new(move |request| {
             identity.identify(request)
         }));
+    let mut routes = layers.wrap(routes);
+    if identity == Identity::None {
+        // As on the HTTP router: the untrusted user id header is gone before the user's
+        // layers could read it.
+        routes = routes.layer(MapRequestLayer::new(|request| {
+            Identity::None.identify(request)
+        }));
+    }
     let mut asked = stopped.clone();
     let serving = tonic::transport::Server::builder()
         .add_routes(tonic::service::Routes::from(routes))
@@ -341,7 +353,7 @@ async fn grpc_serve(
     _listener: TcpListener,
     _engine: Arc<Engine>,
     _limits: (usize, Duration),
-    _identity: Identity,
+    _identity: (Identity, Layers),
     _stopped: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
     Ok(())

@@ -59,7 +59,7 @@ impl GrpcService {
             .map_err(|error| Status::invalid_argument(error.to_string()))?;
         Ok(self
             .engine
-            .handle_operation(operation, Some(&params), &call)
+            .handle_operation_of("grpc", operation, Some(&params), &call)
             .await)
     }
 

@@ -8,7 +8,8 @@
 //! ([`percent`]), the agent card ([`card`]), the error tables ([`error`]), AgentCore's
 //! platform headers ([`agentcore`]) and the rules of which request headers AgentCore passes
 //! ([`agentcore_headers`]), and the HTTP+JSON binding's routes, query parameters and error
-//! bodies ([`rest`]).
+//! bodies ([`rest`]). With the `grpc` feature, the gRPC binding's messages, service stubs
+//! and status details (`grpc`).
 
 pub mod agentcore;
 pub mod agentcore_headers;

@@ -90,6 +90,10 @@ impl Bindings {
     }
 
     /// The URL of the gRPC interface, when the host set one.
+    ///
+    /// ```
+    /// assert_eq!(a2a_lambda_core::card::Bindings::both().grpc_url(), None);
+    /// ```
     pub fn grpc_url(&self) -> Option<&str> {
         self.1.as_deref()
     }

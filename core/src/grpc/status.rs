@@ -33,6 +33,15 @@ pub fn from_error(error: &Error) -> tonic::Status {
 
 /// The gRPC status of an HTTP+JSON error body (its `google.rpc.Status`); `None` when
 /// `bytes` is not one.
+///
+/// ```
+/// use a2a_lambda_core::grpc::status;
+///
+/// let body = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"Task not found"}}"#;
+/// let grpc = status::from_json(body).unwrap();
+/// assert_eq!((grpc.code(), grpc.message()), (tonic::Code::NotFound, "Task not found"));
+/// assert!(status::from_json(b"not json").is_none());
+/// ```
 pub fn from_json(bytes: &[u8]) -> Option<tonic::Status> {
     let StatusBody { error } = serde_json::from_slice(bytes).ok()?;
     Some(from_body(&error))
@@ -40,6 +49,14 @@ pub fn from_json(bytes: &[u8]) -> Option<tonic::Status> {
 
 /// The gRPC status of a `google.rpc.Status` in its HTTP/JSON form: the code its `status`
 /// names, its message, and the details gRPC's richer error model carries.
+///
+/// ```
+/// use a2a_lambda_core::error::{Error, Refusal};
+/// use a2a_lambda_core::grpc::status;
+///
+/// let (_, body) = a2a_lambda_core::rest::status::body(&Error::new(Refusal::Throttled, "slow down"), None);
+/// assert_eq!(status::from_body(&body.error).code(), tonic::Code::ResourceExhausted);
+/// ```
 pub fn from_body(status: &Status) -> tonic::Status {
     let mut details = Vec::new();
     for detail in &status.details {
@@ -96,6 +113,13 @@ pub fn from_body(status: &Status) -> tonic::Status {
 }
 
 /// The `google.rpc.Code` of its name (`NOT_FOUND`); `UNKNOWN` for a name it does not have.
+///
+/// ```
+/// use a2a_lambda_core::grpc::status::code_named;
+///
+/// assert_eq!(code_named("FAILED_PRECONDITION"), tonic::Code::FailedPrecondition);
+/// assert_eq!(code_named("nonsense"), tonic::Code::Unknown);
+/// ```
 pub fn code_named(name: &str) -> Code {
     ALL_CODES
         .into_iter()
@@ -194,6 +218,10 @@ pub fn to_json(status: &tonic::Status) -> (http::StatusCode, Vec<u8>) {
 }
 
 /// The `google.rpc.Code` name of a code (`NOT_FOUND`).
+///
+/// ```
+/// assert_eq!(a2a_lambda_core::grpc::status::code_name(tonic::Code::Aborted), "ABORTED");
+/// ```
 pub fn code_name(code: Code) -> &'static str {
     match code {
         Code::Ok => "OK",

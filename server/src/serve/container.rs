@@ -156,7 +156,20 @@ impl Container {
     }
 
     /// The gRPC binding's port (default 50051; 0 picks a free one), served when the
-    /// bindings name gRPC.
+    /// bindings name gRPC (which needs the crate's `grpc` feature).
+    ///
+    /// ```
+    /// use a2a_lambda_server::agents::EchoAgent;
+    /// use a2a_lambda_server::card::Bindings;
+    /// use a2a_lambda_server::serve::Container;
+    ///
+    /// // `bind()` then serves gRPC on 127.0.0.1:50052 (`Running::grpc_address`).
+    /// let container = Container::new(EchoAgent)
+    ///     .address(([127, 0, 0, 1], 0).into())
+    ///     .bindings(Bindings::parse_with_grpc("jsonrpc,grpc").unwrap())
+    ///     .grpc_port(50052);
+    /// # drop(container);
+    /// ```
     pub fn grpc_port(mut self, port: u16) -> Self {
         self.config.grpc_port = port;
         self
@@ -227,6 +240,14 @@ impl Container {
             .clone()
             .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
         let mut this = self;
+        if cfg!(not(feature = "grpc")) && this.config.bindings.serves(Binding::Grpc) {
+            return Err(ServeError::Config {
+                name: "bindings",
+                value: this.config.bindings.to_string(),
+                expected: "jsonrpc or http+json (this build has no gRPC: build \
+                           a2a-lambda-server with its `grpc` feature)",
+            });
+        }
         let grpc = if this.config.bindings.serves(Binding::Grpc) {
             let address = SocketAddr::new(address.ip(), this.config.grpc_port);
             let listener = TcpListener::bind(address)

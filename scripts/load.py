@@ -10,7 +10,9 @@ time over the run) and peak RSS (VmHWM). Targets:
   front          the emulator as `make run` starts it (AgentCore front, throttling off,
                  the inspector's journal on), and again with `--inspector off`
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent,
-and the container's HTTP+JSON binding, POST /message:send, in the same run. Every target
+and the container's HTTP+JSON binding, POST /message:send, and its gRPC binding,
+lf.a2a.v1.A2AService/SendMessage (the container built with its `grpc` feature), in the same
+run. Every target
 runs with RUST_LOG=warn, except the "logs on" rows: the container and the front with the
 default logging (info: a line per request), stderr to a file, whose lines are counted
 (the "log lines" column: one per request answered, plus the startup lines).
@@ -20,7 +22,11 @@ Usage: scripts/load.py [--seconds N] [--connections N] [--rounds N] [--pin]
 --only runs the targets whose name contains TEXT (the ceiling always runs: the
 "× ceiling" column); --bin takes the binaries from DIR (a2a-emulator, a2a-container,
 jsonrpc_ceiling) instead of building them, to compare two builds.
-(needs wrk: apt-get install wrk). On a shared 2-core machine runs swing by ±20%: --rounds
+(needs wrk, and h2load for the gRPC row: apt-get install wrk nghttp2-client). h2load sends
+the one protobuf-framed SendMessageRequest over HTTP/2 (gRPC's framing); it gives a mean
+and a maximum latency, shown in the p50 and p99 columns of that row, and an answer counts
+as a result when the response carried a message (a refused call has none: its status is
+in the trailers alone). On a shared 2-core machine runs swing by ±20%: --rounds
 repeats every target in turn and reports the median round, --pin puts the server on CPU 0
 and wrk (one thread) on CPU 1 (taskset), which steadies the CPU figure.
 """
@@ -104,21 +110,68 @@ def wrk(port, seconds, connections, version):
     }
 
 
+# SendMessageRequest{message: {messageId: "m", role: ROLE_USER, parts: [{text: "hello"}]}}
+# in protobuf (a2a.proto's field numbers), after gRPC's 5-byte message prefix.
+GRPC_SEND = bytes.fromhex("0000000010" "120e" "0a016d" "2001" "2a07" "0a0568656c6c6f")
+
+
+def h2load(port, seconds, connections):
+    def run(*limits):
+        with tempfile.NamedTemporaryFile(suffix=".bin") as body:
+            body.write(GRPC_SEND)
+            body.flush()
+            output = subprocess.run(
+                pinned(1, ["h2load", *limits, "-m1", "-d", body.name,
+                           "-H", "content-type: application/grpc", "-H", "te: trailers",
+                           f"http://127.0.0.1:{port}/lf.a2a.v1.A2AService/SendMessage"]),
+                capture_output=True, text=True, check=True,
+            ).stdout
+        done = int(re.search(r"requests: \d+ total, \d+ started, (\d+) done", output).group(1))
+        data = int(re.search(r"\(\d+\) headers \([^)]*\), [\d.]+\w* \((\d+)\) data",
+                             output).group(1))
+        return output, done, data
+
+    # One call first: the size of an answered task (a refused call has no message, its
+    # status is in the trailers), so the run's answers are counted from the bytes received.
+    _, _, one = run("-n1", "-c1")
+    output, done, data = run("-t1" if PIN else "-t2", f"-c{connections}", f"--duration={seconds}")
+
+    def latency(field):
+        value, unit = re.findall(r"time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)"
+                                 r"\s+([\d.]+)(us|ms|s)", output)[0][field * 2:field * 2 + 2]
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    # Answers differ by a few bytes (ids, timestamps): more than 1% missing is a failure.
+    missing = done - round(data / one) if one > 5 else done
+    return {
+        "requests": done,
+        "failures": missing if missing > done // 100 else 0,
+        "rps": float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", output).group(1)),
+        "p50": latency(2),
+        "p99": latency(1),
+    }
+
+
 def measure(name, command, version, seconds, connections, logs=False):
     port = free_port()
     path, expect = "/", b'"result"'
     if version == "rest":
         body = '{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hello"}]}}'
         path, expect = "/message:send", b'"task"'
-    elif version == "1.0":
+    elif version in ("1.0", "grpc"):
         body = ('{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m",'
                 '"role":"ROLE_USER","parts":[{"text":"hello"}]}}}')
     else:
         body = ('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
                 '"messageId":"m","role":"user","parts":[{"kind":"text","text":"hello"}]}}}')
     headers = {"Content-Type": "application/json",
-               "A2A-Version": "1.0" if version == "rest" else version}
+               "A2A-Version": "1.0" if version in ("rest", "grpc") else version}
+    grpc_port = free_port()
+    env_grpc = {"A2A_GRPC_PORT": str(grpc_port), "A2A_BINDINGS": "jsonrpc,grpc"}
     env = dict(os.environ, RUST_LOG="warn")
+    if version == "grpc":
+        # Started once JSON-RPC answers (the same process serves both).
+        env.update(env_grpc)
     if logs:
         env.pop("RUST_LOG")
     log = tempfile.TemporaryFile() if logs else subprocess.DEVNULL
@@ -127,7 +180,10 @@ def measure(name, command, version, seconds, connections, logs=False):
     try:
         startup = first_answer(port, body, headers, path, expect)
         before = cpu_seconds(process.pid)
-        result = wrk(port, seconds, connections, version)
+        if version == "grpc":
+            result = h2load(grpc_port, seconds, connections)
+        else:
+            result = wrk(port, seconds, connections, version)
         used = cpu_seconds(process.pid) - before
         result.update(
             name=name,
@@ -168,7 +224,7 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-emulator", "--bin",
                         "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-server",
-                        "--bin", "a2a-container"], cwd=ROOT, check=True)
+                        "--features", "grpc", "--bin", "a2a-container"], cwd=ROOT, check=True)
         release = os.path.join(ROOT, "target", "release")
         examples = os.path.join(release, "examples")
     ceiling = lambda port: [os.path.join(examples, "jsonrpc_ceiling"), str(port)]
@@ -187,6 +243,8 @@ def main():
             targets.append((f"{label} v{version} {method}", command, version, False))
         if label == "container":
             targets.append(("container REST message:send", command, "rest", False))
+            if shutil.which("h2load"):
+                targets.append(("container gRPC SendMessage", command, "grpc", False))
     # `make run`'s default logging (info) against the RUST_LOG=warn rows above.
     targets.append(("container v0.3, logs on", container, "0.3", True))
     targets.append(("front v0.3, logs on", emulator(), "0.3", True))
@@ -213,7 +271,7 @@ def main():
               f"{row['startup_ms']:10.1f} {row['failures']:6d} "
               f"{row['log_lines'] if 'log_lines' in row else '':>10}")
     if any(row["failures"] for row in rows):
-        sys.exit("some answers were not results (JSON-RPC results, or REST tasks)")
+        sys.exit("some answers were not results (JSON-RPC results, REST or gRPC tasks)")
 
 
 if __name__ == "__main__":

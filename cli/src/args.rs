@@ -13,7 +13,7 @@ pub use push::{PushCommand, WebhookCommand};
 /// URL is the agent's base URL; its card is read from `.well-known/agent-card.json` under
 /// it (an AgentCore invocation URL `…/runtimes/{ARN}/invocations/` works as it is, the ARN
 /// escaped or not). The binding is the card's first one this client speaks (JSON-RPC or
-/// HTTP+JSON), unless --binding says which.
+/// HTTP+JSON, or gRPC), unless --binding says which.
 ///
 /// Exit codes: 0 success; 1 the agent or platform answered with an error (JSON-RPC, or an
 /// HTTP+JSON google.rpc.Status), or cannot do what was asked; 2 bad usage or
@@ -164,6 +164,11 @@ pub enum BindingArg {
     /// HTTP+JSON, the REST binding (A2A 1.0).
     #[value(name = "http+json")]
     HttpJson,
+    /// gRPC (A2A 1.0): the interface the card lists as GRPC; with --no-card, URL is the
+    /// gRPC server's (`http://host:50051`).
+    #[cfg(feature = "grpc")]
+    #[value(name = "grpc")]
+    Grpc,
 }
 
 impl From<BindingArg> for a2a_lambda_client::Binding {
@@ -171,6 +176,8 @@ impl From<BindingArg> for a2a_lambda_client::Binding {
         match binding {
             BindingArg::JsonRpc => Self::JsonRpc,
             BindingArg::HttpJson => Self::HttpJson,
+            #[cfg(feature = "grpc")]
+            BindingArg::Grpc => Self::Grpc,
         }
     }
 }

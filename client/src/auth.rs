@@ -86,6 +86,28 @@ impl Auth {
     }
 }
 
+impl Auth {
+    /// The credentials as gRPC metadata (lower-case name, value): a bearer token or an API
+    /// key; SigV4 signs an HTTP request, which a gRPC call is not, and is refused.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn grpc_metadata(&self) -> Result<Option<(String, String)>, Error> {
+        match self {
+            Self::None => Ok(None),
+            Self::Bearer(token) => Ok(Some((
+                AUTHORIZATION.as_str().to_owned(),
+                format!("Bearer {token}"),
+            ))),
+            Self::ApiKey { header, key } => Ok(Some((header.to_ascii_lowercase(), key.clone()))),
+            #[cfg(feature = "sigv4")]
+            Self::SigV4(_) => Err(Error::Unsupported {
+                operation: "SigV4 over gRPC",
+                reason: "SigV4 signs HTTP requests of AgentCore, which cannot carry gRPC"
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
 fn sensitive(value: &str) -> Result<HeaderValue, Error> {
     let mut value = HeaderValue::try_from(value).map_err(|_| {
         Error::Config("a credential contains characters a header cannot carry".to_owned())

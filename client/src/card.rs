@@ -73,8 +73,9 @@ impl Interface {
     /// The binding, when it is one this client speaks (`JSONRPC`, `HTTP+JSON`; the names
     /// are compared without case).
     pub fn binding_kind(&self) -> Option<Binding> {
-        [Binding::JsonRpc, Binding::HttpJson]
-            .into_iter()
+        SPOKEN
+            .iter()
+            .copied()
             .find(|known| self.binding.eq_ignore_ascii_case(known.card_name()))
     }
 
@@ -87,10 +88,16 @@ impl Interface {
     }
 }
 
+/// The bindings this client speaks: gRPC too with the `grpc` feature.
+#[cfg(feature = "grpc")]
+const SPOKEN: &[Binding] = &[Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+#[cfg(not(feature = "grpc"))]
+const SPOKEN: &[Binding] = &[Binding::JsonRpc, Binding::HttpJson];
+
 /// The versions this client speaks a binding in, preferred first.
 fn versions_of(binding: Binding) -> &'static [ProtocolVersion] {
     match binding {
-        Binding::HttpJson => &[ProtocolVersion::V1_0],
+        Binding::HttpJson | Binding::Grpc => &[ProtocolVersion::V1_0],
         _ => &[ProtocolVersion::V1_0, ProtocolVersion::V0_3],
     }
 }
@@ -304,7 +311,8 @@ impl FetchedCard {
     }
 
     /// The interface to use (see the module's doc): in `wanted` and `binding` if given;
-    /// else the binding of the first interface spoken, in 1.0 if declared, else 0.3.
+    /// else the binding of the first interface spoken, in 1.0 if declared, else 0.3 —
+    /// JSON-RPC or HTTP+JSON, gRPC (feature `grpc`) only when the card offers neither.
     ///
     /// # Errors
     /// [`Error::Card`] naming what the card offers when nothing fits.
@@ -313,10 +321,26 @@ impl FetchedCard {
         wanted: Option<ProtocolVersion>,
         binding: Option<Binding>,
     ) -> Result<Endpoint, Error> {
-        let bindings: Vec<Binding> = match binding {
-            Some(binding) => vec![binding],
-            None => vec![Binding::JsonRpc, Binding::HttpJson],
+        let Some(binding) = binding else {
+            let chosen = self.select_among(wanted, &[Binding::JsonRpc, Binding::HttpJson]);
+            // gRPC (on a port of its own, which a balancer for HTTP may not pass) only
+            // when the card offers nothing else this client speaks.
+            #[cfg(feature = "grpc")]
+            if chosen.is_err()
+                && let Ok(endpoint) = self.select_among(wanted, &[Binding::Grpc])
+            {
+                return Ok(endpoint);
+            }
+            return chosen;
         };
+        self.select_among(wanted, &[binding])
+    }
+
+    fn select_among(
+        &self,
+        wanted: Option<ProtocolVersion>,
+        bindings: &[Binding],
+    ) -> Result<Endpoint, Error> {
         let versions = |binding: Binding| -> Vec<ProtocolVersion> {
             match wanted {
                 Some(version) => vec![version],
@@ -376,6 +400,7 @@ impl FetchedCard {
 pub fn binding_label(binding: Binding) -> &'static str {
     match binding {
         Binding::HttpJson => a2a_lambda_core::rest::BINDING_NAME,
+        Binding::Grpc => "gRPC",
         _ => "JSON-RPC",
     }
 }

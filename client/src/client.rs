@@ -153,6 +153,8 @@ impl ClientBuilder {
         let card = fetch_card(&transport, &card::card_url(&base)?).await?;
         let endpoint = card.select(version, binding)?;
         Ok(Client {
+            #[cfg(feature = "grpc")]
+            grpc: grpc_of(&endpoint, &transport.auth)?,
             transport: Arc::new(transport),
             endpoint,
             card: Some(card),
@@ -170,11 +172,11 @@ impl ClientBuilder {
         let binding = self.binding.unwrap_or(Binding::JsonRpc);
         let (transport, base, version) = self.transport()?;
         let version = version.unwrap_or(ProtocolVersion::V1_0);
-        if binding == Binding::HttpJson && version != ProtocolVersion::V1_0 {
-            return Err(Error::Config(
-                "HTTP+JSON is spoken in A2A 1.0 only (drop the 0.3 protocol or use JSON-RPC)"
-                    .to_owned(),
-            ));
+        if binding != Binding::JsonRpc && version != ProtocolVersion::V1_0 {
+            return Err(Error::Config(format!(
+                "{} is spoken in A2A 1.0 only (drop the 0.3 protocol or use JSON-RPC)",
+                card::binding_label(binding)
+            )));
         }
         let endpoint = Endpoint {
             url: card::parse_base(&base)?,
@@ -182,6 +184,8 @@ impl ClientBuilder {
             binding,
         };
         Ok(Client {
+            #[cfg(feature = "grpc")]
+            grpc: grpc_of(&endpoint, &transport.auth)?,
             transport: Arc::new(transport),
             endpoint,
             card: None,
@@ -196,6 +200,22 @@ pub struct Client {
     transport: Arc<Transport>,
     endpoint: Endpoint,
     card: Option<FetchedCard>,
+    /// The gRPC connection, when the endpoint's binding is gRPC.
+    #[cfg(feature = "grpc")]
+    grpc: Option<Arc<crate::grpc::Grpc>>,
+}
+
+/// The gRPC connection an endpoint of the gRPC binding is called through.
+#[cfg(feature = "grpc")]
+fn grpc_of(
+    endpoint: &Endpoint,
+    auth: &crate::auth::Auth,
+) -> Result<Option<Arc<crate::grpc::Grpc>>, Error> {
+    if endpoint.binding != Binding::Grpc {
+        return Ok(None);
+    }
+    let grpc = crate::grpc::Grpc::new(endpoint.url.as_str(), CONNECT_TIMEOUT, auth)?;
+    Ok(Some(Arc::new(grpc)))
 }
 
 /// Reads and parses a card.
@@ -482,6 +502,10 @@ impl Client {
         operation: Operation,
         params: Value,
     ) -> Result<Box<serde_json::value::RawValue>, Error> {
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = &self.grpc {
+            return grpc.unary(operation, &params, &self.session_id()).await;
+        }
         match self.post(operation, &params, false).await? {
             (_, Outcome::Body(body)) if self.rest() => {
                 crate::rest::result(self.endpoint.url.as_str(), &body)
@@ -503,6 +527,16 @@ impl Client {
         subscribed_to: Option<&str>,
     ) -> Result<EventStream, Error> {
         let url = self.endpoint.url.to_string();
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = &self.grpc {
+            let body = grpc.stream(operation, &params, &self.session_id()).await?;
+            return Ok(EventStream::from_body(
+                url,
+                (self.version(), kind),
+                body,
+                self.transport.stream_idle,
+            ));
+        }
         let resume = Resume::new(Arc::clone(&self.transport), self.endpoint.clone());
         match self.post(operation, &params, true).await? {
             (id, Outcome::Stream(response)) => Ok(EventStream::new(

@@ -41,6 +41,15 @@ pub enum Error {
         #[source]
         source: reqwest::Error,
     },
+    /// No gRPC answer (feature `grpc`): the connection failed, or the call was cut
+    /// without an A2A status.
+    #[error("no gRPC answer from {url}: {detail}")]
+    GrpcTransport {
+        /// The URL called.
+        url: String,
+        /// What failed, with its causes.
+        detail: String,
+    },
     /// A 2xx response that is not the JSON-RPC answer A2A promises.
     #[error("invalid response from {url}: {detail}")]
     InvalidResponse {
@@ -207,7 +216,7 @@ impl Error {
             Self::Http { status: 404, .. } => Some(
                 "nothing at that URL: is it the agent's base URL (the card is at .well-known/agent-card.json under it)?",
             ),
-            Self::Transport { .. } => Some(
+            Self::Transport { .. } | Self::GrpcTransport { .. } => Some(
                 "is the agent running and the URL right? (`make run` serves one on http://127.0.0.1:9000/)",
             ),
             Self::Card { .. } => Some(

@@ -7,7 +7,9 @@
 //!   binding spoken is used, in 1.0 if offered ([`card`]), as the official SDK clients
 //!   choose; [`ClientBuilder::binding`] forces one ([`Binding`]). Every operation goes over
 //!   either, with the same results and the same error codes (an HTTP+JSON
-//!   `google.rpc.Status` is read back to its JSON-RPC code).
+//!   `google.rpc.Status` is read back to its JSON-RPC code). With the `grpc` feature, gRPC
+//!   too: chosen when forced, or from a card that offers no HTTP binding (it is served on
+//!   a port of its own); its status details read as HTTP+JSON's.
 //! - **Cards**: the card is read from `.well-known/agent-card.json` relative to the base URL
 //!   (so `…/runtimes/{arn}/invocations/` works); v0.3, v1.0 and hybrid cards are read, and
 //!   the interface is chosen as under **Bindings** above ([`card`]).
@@ -32,6 +34,8 @@ pub mod auth;
 pub mod card;
 mod client;
 pub mod error;
+#[cfg(feature = "grpc")]
+mod grpc;
 pub mod protocol;
 pub mod push;
 mod refusal;

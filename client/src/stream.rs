@@ -21,7 +21,7 @@ use crate::protocol::{self, StreamKind};
 use crate::rpc::{self, Call, Outcome, Transport};
 use crate::sse::{Decoder, SseEvent};
 
-type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
+pub(crate) type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 
 /// A resubscription under way.
 type Reopening = Pin<Box<dyn Future<Output = Result<Reopened, Error>> + Send>>;
@@ -228,6 +228,48 @@ impl EventStream {
             id,
             rest: false,
             body: Some(Box::pin(response.bytes_stream())),
+            decoder: Decoder::new(),
+            pending: VecDeque::new(),
+            last_state: None,
+            idle: idle_timeout.map(|limit| (limit, Box::pin(tokio::time::sleep(limit)))),
+            over: false,
+            resume: None,
+            task_id: None,
+            last_event_id: None,
+            delivered: Delivered::default(),
+            cut: None,
+            reopening: None,
+        }
+    }
+
+    /// A stream whose SSE body is `body` (the gRPC binding's events written as the
+    /// HTTP+JSON binding's SSE: read with its parser).
+    #[cfg(feature = "grpc")]
+    pub(crate) fn from_body(
+        url: String,
+        (version, kind): (ProtocolVersion, StreamKind),
+        body: Body,
+        idle_timeout: Option<Duration>,
+    ) -> Self {
+        let mut stream = Self::new_empty(url, (version, kind), idle_timeout);
+        stream.body = Some(body);
+        stream.rest = true;
+        stream
+    }
+
+    #[cfg(feature = "grpc")]
+    fn new_empty(
+        url: String,
+        (version, kind): (ProtocolVersion, StreamKind),
+        idle_timeout: Option<Duration>,
+    ) -> Self {
+        Self {
+            url,
+            version,
+            kind,
+            id: 0,
+            rest: false,
+            body: None,
             decoder: Decoder::new(),
             pending: VecDeque::new(),
             last_state: None,

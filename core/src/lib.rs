@@ -8,12 +8,16 @@
 //! ([`percent`]), the agent card ([`card`]), the error tables ([`error`]), AgentCore's
 //! platform headers ([`agentcore`]) and the rules of which request headers AgentCore passes
 //! ([`agentcore_headers`]), and the HTTP+JSON binding's routes, query parameters and error
-//! bodies ([`rest`]).
+//! bodies ([`rest`]). With the `grpc` feature, the gRPC binding's messages, service stubs
+//! and status details (`grpc`).
 
 pub mod agentcore;
 pub mod agentcore_headers;
 pub mod card;
 pub mod error;
+#[cfg(feature = "grpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "grpc")))]
+pub mod grpc;
 pub mod jsonrpc;
 pub mod model;
 pub mod percent;

@@ -42,7 +42,7 @@ where
 
 /// Layers waiting for a router, applied in the order they were added (the last outermost).
 #[derive(Default)]
-pub struct Layers(Vec<Box<dyn FnOnce(Router) -> Router + Send>>);
+pub struct Layers(Vec<Box<dyn Fn(Router) -> Router + Send + Sync>>);
 
 impl std::fmt::Debug for Layers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -53,13 +53,18 @@ impl std::fmt::Debug for Layers {
 impl Layers {
     /// Adds `layer`, outside those added before.
     pub fn push(&mut self, layer: impl RouterLayer) {
-        self.0.push(Box::new(move |router| router.layer(layer)));
+        self.0
+            .push(Box::new(move |router| router.layer(layer.clone())));
     }
 
     /// `router` inside every layer.
     pub fn apply(self, router: Router) -> Router {
-        self.0
-            .into_iter()
-            .fold(router, |router, layer| layer(router))
+        self.wrap(router)
+    }
+
+    /// `router` inside every layer, the layers kept for another router (a host that serves
+    /// two: the container's HTTP router and its gRPC one).
+    pub fn wrap(&self, router: Router) -> Router {
+        self.0.iter().fold(router, |router, layer| layer(router))
     }
 }

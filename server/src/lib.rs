@@ -19,6 +19,10 @@
 //! - [`agents`]: the built-in agents (echo, conformance); [`owner`] and [`platform`]: who
 //!   calls, and what the platform passed; [`layers`]: tower layers around the routes.
 //!
+//! Features: `tls` (default) for https webhooks; `grpc` for the gRPC binding of A2A v1.0,
+//! which the container serves on a port of its own when `A2A_BINDINGS` names `grpc`
+//! ([`serve::ContainerConfig::grpc_port`]).
+//!
 //! [`host`] holds what the Lambda host and the emulator build on (the engine, the router,
 //! connections, logging): an agent author needs none of it.
 
@@ -26,6 +30,8 @@ pub mod agent;
 pub mod agents;
 mod engine;
 mod graceful;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod health;
 mod http;
 mod identity;

@@ -17,6 +17,9 @@
 # And HTTP+JSON: both official clients told to prefer it against one a2a-container (echo
 # agent, both bindings; python/test_rest_client.py, js/rest_client.test.js), and our CLI
 # with --binding http+json against the SDK echo servers' REST routes (test_our_cli.py).
+# And gRPC (a2a-container built with a2a-lambda-server's `grpc` feature, on a port of its
+# own): the official Python client with a2a-sdk's grpc extra (python/test_grpc_client.py)
+# and the official Rust SDK's a2a-grpc transport (rust/tests/official_client.rs).
 # Needs python3 (3.10+) with venv + pip, node 20+ with npm, and cargo.
 set -euo pipefail
 
@@ -28,7 +31,7 @@ startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening
 echo "interop: building a2a-emulator and a2a-container"
 # The workspace's binaries with the features `cargo test --workspace` builds with (no
 # dependency is compiled a second way, as `-p a2a-lambda-emulator` alone would).
-(cd "$root" && cargo build -q --workspace --bins --examples)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
 container="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-container"
 
@@ -94,7 +97,7 @@ export A2A_EMULATOR_URL="$url"
 # stdout read through a FIFO for the "listening on URL" line as the emulator's is. Both
 # bindings, JSON-RPC first: the clients' own preference must pick HTTP+JSON.
 mkfifo "$work/container.stdout"
-NO_COLOR=1 PORT=0 A2A_HOST=127.0.0.1 A2A_AGENT=echo A2A_BINDINGS=jsonrpc,http+json \
+NO_COLOR=1 PORT=0 A2A_HOST=127.0.0.1 A2A_AGENT=echo A2A_BINDINGS=jsonrpc,http+json,grpc A2A_GRPC_PORT=0 \
     env -u A2A_PUBLIC_URL -u AGENTCORE_RUNTIME_URL \
     "$container" >"$work/container.stdout" 2>"$work/container.log" &
 container_pid=$!
@@ -128,19 +131,19 @@ echo "interop: Python a2a-sdk with a token from a2a-emulator token, through --au
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_jwt_auth.py) || status=1
 echo "interop: AWS's boto3 (bedrock-agentcore) against the emulator: both versions, streams, refusals as modelled exceptions, retries, StopRuntimeSession"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_boto3.py) || status=1
-echo "interop: official Python client over HTTP+JSON against a2a-container"
-(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py) || status=1
+echo "interop: official Python client over HTTP+JSON and gRPC against a2a-container"
+(cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py test_grpc_client.py) || status=1
 echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_auth.test.js and aws_sdk.test.js start their own emulators; rest_client.test.js uses a2a-container)"
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: the official Rust SDK (a2a-lf): its client against a2a-container and the emulator, our CLI against its server"
-(cd "$root" && cargo build -q --workspace --bins --examples)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
 A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a" A2A_CONTAINER_BIN="$container" A2A_EMULATOR_BIN="$emulator" \
     CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
     cargo test -q --locked --manifest-path "$here/rust/Cargo.toml" || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
-(cd "$root" && cargo build -q --workspace --bins --examples)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
 export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_our_cli.py) || status=1
 

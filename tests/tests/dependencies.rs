@@ -103,3 +103,28 @@ fn the_emulator_by_default_compiles_no_tls_or_crypto() {
         );
     }
 }
+
+/// The gRPC binding's crates (tonic, prost) come with the `grpc` features only, and the
+/// client's brings no server framework.
+#[test]
+fn grpc_is_built_only_when_asked_for() {
+    for package in ["a2a-lambda-core", "a2a-lambda-server", "a2a-lambda-client"] {
+        let crates = tree(package);
+        for banned in ["tonic", "prost", "protox"] {
+            assert!(
+                !crates.iter().any(|name| name == banned),
+                "{package} depends on {banned} by default: {crates:?}"
+            );
+        }
+    }
+    let client = tree_with("a2a-lambda-client", &["--features", "grpc"]);
+    assert!(client.iter().any(|name| name == "tonic"), "{client:?}");
+    for banned in ["axum", "a2a-lambda-server"] {
+        assert!(
+            !client.iter().any(|name| name == banned),
+            "a2a-lambda-client --features grpc depends on {banned}: {client:?}"
+        );
+    }
+    let server = tree_with("a2a-lambda-server", &["--features", "grpc"]);
+    assert!(server.iter().any(|name| name == "tonic"), "{server:?}");
+}

@@ -1,6 +1,6 @@
 //! Which protocol bindings a host serves, in the card's order of preference.
 //!
-//! A host decides it (`A2A_BINDINGS=jsonrpc,http+json`); the card lists one interface per
+//! A host decides it (`A2A_BINDINGS=jsonrpc,http+json,grpc`); the card lists one interface per
 //! binding and version, the first the one a client should prefer (A2A specification
 //! §8.2, `supportedInterfaces`). JSON-RPC also serves v0.3, listed last.
 
@@ -15,6 +15,8 @@ pub enum Binding {
     JsonRpc,
     /// HTTP+JSON, the REST binding (`HTTP+JSON`), v1.0.
     HttpJson,
+    /// gRPC (`GRPC`), v1.0: served on a port of its own, at [`Bindings::grpc_url`].
+    Grpc,
 }
 
 impl Binding {
@@ -23,6 +25,7 @@ impl Binding {
         match self {
             Self::JsonRpc => super::JSONRPC_BINDING,
             Self::HttpJson => crate::rest::BINDING_NAME,
+            Self::Grpc => GRPC_BINDING,
         }
     }
 
@@ -31,9 +34,13 @@ impl Binding {
         match self {
             Self::JsonRpc => "jsonrpc",
             Self::HttpJson => "http+json",
+            Self::Grpc => "grpc",
         }
     }
 }
+
+/// The card's `protocolBinding` of the gRPC binding (A2A specification §8.2).
+pub const GRPC_BINDING: &str = "GRPC";
 
 /// The bindings served, preferred first: at least one, none twice.
 ///
@@ -44,23 +51,51 @@ impl Binding {
 /// assert_eq!(both.preferred(), Binding::HttpJson);
 /// assert!(both.serves(Binding::JsonRpc));
 /// assert_eq!(both.to_string(), "http+json,jsonrpc");
-/// assert!("grpc".parse::<Bindings>().is_err());
+/// assert!("soap".parse::<Bindings>().is_err());
+/// // gRPC only where the host says it serves it (the container host).
+/// assert!("jsonrpc,grpc".parse::<Bindings>().is_err());
+/// assert!(Bindings::parse_with_grpc("jsonrpc,grpc").unwrap().serves(Binding::Grpc));
 /// assert_eq!(Bindings::default().to_string(), "jsonrpc");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bindings(Vec<Binding>);
+pub struct Bindings(Vec<Binding>, Option<String>);
 
 impl Default for Bindings {
     /// JSON-RPC only.
     fn default() -> Self {
-        Self(vec![Binding::JsonRpc])
+        Self(vec![Binding::JsonRpc], None)
     }
 }
 
 impl Bindings {
     /// JSON-RPC first, then HTTP+JSON: what the hosts serve unless told otherwise.
     pub fn both() -> Self {
-        Self(vec![Binding::JsonRpc, Binding::HttpJson])
+        Self(vec![Binding::JsonRpc, Binding::HttpJson], None)
+    }
+
+    /// The URL the card gives the gRPC interface (gRPC is served on a port of its own);
+    /// without one, the card's URL.
+    ///
+    /// ```
+    /// use a2a_lambda_core::card::Bindings;
+    ///
+    /// let bindings = Bindings::parse_with_grpc("jsonrpc,grpc").unwrap();
+    /// let bindings = bindings.with_grpc_url("http://127.0.0.1:50051");
+    /// assert_eq!(bindings.grpc_url(), Some("http://127.0.0.1:50051"));
+    /// ```
+    #[must_use]
+    pub fn with_grpc_url(mut self, url: impl Into<String>) -> Self {
+        self.1 = Some(url.into());
+        self
+    }
+
+    /// The URL of the gRPC interface, when the host set one.
+    ///
+    /// ```
+    /// assert_eq!(a2a_lambda_core::card::Bindings::both().grpc_url(), None);
+    /// ```
+    pub fn grpc_url(&self) -> Option<&str> {
+        self.1.as_deref()
     }
 
     /// Whether `binding` is served.
@@ -84,20 +119,44 @@ impl Bindings {
 #[non_exhaustive]
 pub enum BindingsError {
     /// A name that is not a binding.
-    #[error("unknown binding {0:?}: expected jsonrpc or http+json")]
+    #[error("unknown binding {0:?}: expected jsonrpc, http+json or grpc")]
     Unknown(String),
     /// A binding named twice.
     #[error("binding {0} is listed twice")]
     Repeated(&'static str),
+    /// gRPC named to a host that does not serve it (AWS Lambda: a Function URL cannot
+    /// carry gRPC).
+    #[error(
+        "binding grpc is served only by the container host (a2a-container built with its \
+         `grpc` feature), not here: expected jsonrpc or http+json"
+    )]
+    GrpcNotServed,
     /// No binding at all.
-    #[error("no binding listed: expected jsonrpc, http+json or both, comma-separated")]
+    #[error("no binding listed: expected jsonrpc, http+json, grpc, comma-separated")]
     Empty,
 }
 
 impl FromStr for Bindings {
     type Err = BindingsError;
 
+    /// `jsonrpc` and `http+json`, comma-separated; `grpc` is refused
+    /// ([`BindingsError::GrpcNotServed`]): a host that serves it reads the list with
+    /// [`Bindings::parse_with_grpc`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bindings = Self::parse_with_grpc(text)?;
+        if bindings.serves(Binding::Grpc) {
+            return Err(BindingsError::GrpcNotServed);
+        }
+        Ok(bindings)
+    }
+}
+
+impl Bindings {
+    /// Reads a list that may name `grpc` too, for a host that serves it.
+    ///
+    /// # Errors
+    /// A name that is not a binding, one named twice, or none.
+    pub fn parse_with_grpc(text: &str) -> Result<Self, BindingsError> {
         let mut out = Vec::new();
         for name in text
             .split(',')
@@ -107,6 +166,7 @@ impl FromStr for Bindings {
             let binding = match name.to_ascii_lowercase().as_str() {
                 "jsonrpc" | "json-rpc" => Binding::JsonRpc,
                 "http+json" | "rest" => Binding::HttpJson,
+                "grpc" => Binding::Grpc,
                 _ => return Err(BindingsError::Unknown(name.to_owned())),
             };
             if out.contains(&binding) {
@@ -117,7 +177,7 @@ impl FromStr for Bindings {
         if out.is_empty() {
             return Err(BindingsError::Empty);
         }
-        Ok(Self(out))
+        Ok(Self(out, None))
     }
 }
 

@@ -24,7 +24,7 @@ pub mod bindings;
 pub mod document;
 pub mod security;
 
-pub use bindings::{Binding, Bindings, BindingsError};
+pub use bindings::{Binding, Bindings, BindingsError, GRPC_BINDING};
 pub use document::{CardV0_3, CardV1_0, HybridCard};
 pub use security::SecurityMechanism;
 
@@ -358,6 +358,7 @@ impl AgentCard {
         let interface = |binding: Binding, version: &str| InterfaceDoc {
             url: match binding {
                 Binding::HttpJson => url.trim_end_matches('/').to_owned(),
+                Binding::Grpc => self.bindings.grpc_url().unwrap_or(url).to_owned(),
                 _ => url.to_owned(),
             },
             protocol_binding: binding.card_name().to_owned(),

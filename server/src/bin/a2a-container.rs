@@ -2,7 +2,9 @@
 //! `a2a_lambda_server::serve` with the agent named by `A2A_AGENT` (`echo`, the default, or
 //! `conformance`). Every other setting is `serve`'s environment
 //! (`a2a_lambda_server::serve::VARIABLES`). Prints one line once it listens:
-//! `a2a-container listening on http://ADDRESS (agent: NAME, card url: URL)`.
+//! `a2a-container listening on http://ADDRESS (agent: NAME, card url: URL)`, with
+//! `, gRPC on http://ADDRESS` before the parenthesis closes when it serves gRPC (built
+//! with the `grpc` feature, `A2A_BINDINGS` naming `grpc`).
 
 use std::process::ExitCode;
 
@@ -35,8 +37,12 @@ async fn run() -> Result<(), ServeError> {
         _ => BuiltIn::Echo,
     };
     let running = Container::with_config(agent.agent(), config).bind().await?;
+    let grpc = running
+        .grpc_address()
+        .map(|address| format!(", gRPC on http://{address}"))
+        .unwrap_or_default();
     println!(
-        "a2a-container listening on http://{} (agent: {agent}, card url: {})",
+        "a2a-container listening on http://{} (agent: {agent}, card url: {}{grpc})",
         running.address(),
         running.url()
     );

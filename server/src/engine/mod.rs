@@ -292,6 +292,19 @@ impl Engine {
         params: Option<&RawValue>,
         call: &CallContext,
     ) -> Reply {
+        self.handle_operation_of("http+json", operation, params, call)
+            .await
+    }
+
+    /// [`Engine::handle_operation`] for a binding that reuses it (gRPC), logged under
+    /// that binding's name.
+    pub(crate) async fn handle_operation_of(
+        &self,
+        binding: &'static str,
+        operation: Operation,
+        params: Option<&RawValue>,
+        call: &CallContext,
+    ) -> Reply {
         let method = version::METHODS
             .iter()
             .find(|(_, version, candidate)| {
@@ -316,7 +329,7 @@ impl Engine {
             request_id = call.request_id,
             session_id = call.session_id.as_deref().unwrap_or(""),
             method,
-            binding = "http+json",
+            binding,
             outcome = if outcome.is_ok() {
                 "ok".to_owned()
             } else {

@@ -5,7 +5,7 @@ use crate::push::target::TargetPolicy;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::card::{Binding, Bindings};
 use a2a_lambda_core::error::ErrorProfile;
 
 use super::ServeError;
@@ -18,7 +18,7 @@ use crate::tasks::DEFAULT_IN_MEMORY_BYTES;
 pub const AGENTCORE_PORT: u16 = 9000;
 
 /// Every variable [`ContainerConfig::from_env`] reads.
-pub const VARIABLES: [&str; 17] = [
+pub const VARIABLES: [&str; 19] = [
     "A2A_HOST",
     "PORT",
     "A2A_PUBLIC_URL",
@@ -36,7 +36,13 @@ pub const VARIABLES: [&str; 17] = [
     "A2A_BODY_READ_TIMEOUT_SECONDS",
     "A2A_WRITE_STALL_TIMEOUT_SECONDS",
     "A2A_MAX_CONNECTIONS",
+    "A2A_GRPC_PORT",
+    "A2A_GRPC_PUBLIC_URL",
 ];
+
+/// The port the gRPC binding listens on unless `A2A_GRPC_PORT` says otherwise (gRPC's
+/// customary port).
+pub const DEFAULT_GRPC_PORT: u16 = 50051;
 
 /// Log line format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,10 +86,18 @@ pub struct ContainerConfig {
     /// ([`TargetPolicy::PublicHttps`]).
     pub push_targets: TargetPolicy,
     /// `A2A_BINDINGS`: the protocol bindings served, preferred first (`jsonrpc`,
-    /// `http+json`, comma-separated). Default `jsonrpc,http+json`; but `jsonrpc` alone
-    /// behind AgentCore (`AGENTCORE_RUNTIME_URL` set), which passes only JSON-RPC's
+    /// `http+json`, `grpc`, comma-separated). Default `jsonrpc,http+json`; but `jsonrpc`
+    /// alone behind AgentCore (`AGENTCORE_RUNTIME_URL` set), which passes only JSON-RPC's
     /// `POST /` to a container, so the card lists no interface a client cannot reach.
+    /// `grpc` needs the crate's `grpc` feature, and is refused behind AgentCore.
     pub bindings: Bindings,
+    /// `A2A_GRPC_PORT`: the gRPC binding's port, on `A2A_HOST` (default
+    /// [`DEFAULT_GRPC_PORT`]; 0 picks a free port). Read when `A2A_BINDINGS` names `grpc`.
+    pub grpc_port: u16,
+    /// `A2A_GRPC_PUBLIC_URL`: the gRPC interface's URL in the card; default
+    /// `http://{address}` of the gRPC port once bound (loopback for an unspecified
+    /// address).
+    pub grpc_public_url: Option<String>,
     /// `A2A_TASK_STORE_BYTES`: about how many bytes of tasks the in-memory task store
     /// keeps before it forgets the oldest finished ones (default
     /// [`DEFAULT_IN_MEMORY_BYTES`], 256 MiB; a task store of your own,
@@ -117,6 +131,8 @@ impl Default for ContainerConfig {
             push_notifications: true,
             push_targets: TargetPolicy::PublicHttps,
             bindings: Bindings::both(),
+            grpc_port: DEFAULT_GRPC_PORT,
+            grpc_public_url: None,
             task_store_bytes: DEFAULT_IN_MEMORY_BYTES,
             header_read_timeout: listen::DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: listen::DEFAULT_BODY_READ_TIMEOUT,
@@ -134,6 +150,31 @@ fn seconds(name: &'static str, value: &str) -> Result<Duration, ServeError> {
         .filter(|seconds| *seconds > 0.0)
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
         .ok_or_else(|| invalid(name, value, "a positive number of seconds"))
+}
+
+/// Whether `grpc` may be served here: not behind AgentCore, which passes a container
+/// only JSON-RPC's `POST /` (AgentCore Developer Guide, "A2A protocol contract":
+/// https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-a2a-protocol-contract.html),
+/// and only when the crate was built with its `grpc` feature.
+fn grpc_served(bindings: &Bindings, behind_agentcore: bool) -> Result<(), ServeError> {
+    let text = bindings.to_string();
+    if behind_agentcore {
+        return Err(invalid(
+            "A2A_BINDINGS",
+            &text,
+            "jsonrpc (AGENTCORE_RUNTIME_URL is set: AgentCore passes a container only \
+             JSON-RPC's POST /, so gRPC cannot be reached behind it)",
+        ));
+    }
+    if cfg!(not(feature = "grpc")) {
+        return Err(invalid(
+            "A2A_BINDINGS",
+            &text,
+            "jsonrpc or http+json (this build has no gRPC: build a2a-lambda-server with \
+             its `grpc` feature)",
+        ));
+    }
+    Ok(())
 }
 
 fn invalid(name: &'static str, value: &str, expected: &'static str) -> ServeError {
@@ -191,16 +232,25 @@ impl ContainerConfig {
             config.address.set_port(port);
         }
         config.bindings = match get("A2A_BINDINGS") {
-            Some(text) => text.parse().map_err(|_| {
+            Some(text) => Bindings::parse_with_grpc(&text).map_err(|_| {
                 invalid(
                     "A2A_BINDINGS",
                     &text,
-                    "jsonrpc, http+json or both, comma-separated, each once",
+                    "jsonrpc, http+json or grpc, comma-separated, each once",
                 )
             })?,
             None if get("AGENTCORE_RUNTIME_URL").is_some() => Bindings::default(),
             None => Bindings::both(),
         };
+        if config.bindings.serves(Binding::Grpc) {
+            grpc_served(&config.bindings, get("AGENTCORE_RUNTIME_URL").is_some())?;
+        }
+        if let Some(port) = get("A2A_GRPC_PORT") {
+            config.grpc_port = port
+                .parse()
+                .map_err(|_| invalid("A2A_GRPC_PORT", &port, "a port number (0 to 65535)"))?;
+        }
+        config.grpc_public_url = get("A2A_GRPC_PUBLIC_URL");
         config.public_url = match (get("A2A_PUBLIC_URL"), get("AGENTCORE_RUNTIME_URL")) {
             (Some(url), _) => Some(url),
             (None, Some(url)) if url.ends_with('/') => Some(url),
@@ -291,6 +341,9 @@ impl ContainerConfig {
     }
 
     /// The connection limits these settings make.
+    ///
+    /// (gRPC connections are HTTP/2 and served by tonic: these limits are the HTTP
+    /// bindings'.)
     pub(super) fn limits(&self) -> Limits {
         Limits {
             header_read_timeout: self.header_read_timeout,
@@ -299,5 +352,51 @@ impl ContainerConfig {
             max_connections: self.max_connections,
             shutdown_grace: self.shutdown_grace,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<ContainerConfig, ServeError> {
+        ContainerConfig::from_lookup(|name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        })
+    }
+
+    #[test]
+    fn grpc_is_read_with_its_port_and_url() {
+        let read = config(&[("A2A_BINDINGS", "jsonrpc,grpc")]);
+        if cfg!(feature = "grpc") {
+            let read = read.unwrap();
+            assert!(read.bindings.serves(Binding::Grpc));
+            assert_eq!(read.grpc_port, DEFAULT_GRPC_PORT);
+            let set = config(&[
+                ("A2A_BINDINGS", "grpc"),
+                ("A2A_GRPC_PORT", "7000"),
+                ("A2A_GRPC_PUBLIC_URL", "https://grpc.example.com"),
+            ])
+            .unwrap();
+            assert_eq!(set.grpc_port, 7000);
+            assert_eq!(
+                set.grpc_public_url.as_deref(),
+                Some("https://grpc.example.com")
+            );
+        } else {
+            assert_eq!(
+                read.unwrap_err().to_string(),
+                "A2A_BINDINGS=\"jsonrpc,grpc\" is not valid: jsonrpc or http+json (this build has \
+                 no gRPC: build a2a-lambda-server with its `grpc` feature)"
+            );
+        }
+        let port = config(&[("A2A_GRPC_PORT", "x")]).unwrap_err();
+        assert_eq!(
+            port.to_string(),
+            "A2A_GRPC_PORT=\"x\" is not valid: a port number (0 to 65535)"
+        );
     }
 }

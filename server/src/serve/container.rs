@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_lambda_core::card::Bindings;
+use a2a_lambda_core::card::{Binding, Bindings};
 use a2a_lambda_core::error::ErrorProfile;
 use axum::Router;
 use tokio::net::TcpListener;
@@ -151,11 +151,34 @@ impl Container {
     /// # Errors
     /// [`ServeError::Card`] when the agent's card or the URL is invalid.
     pub fn into_router(self, public_url: &str) -> Result<Router, ServeError> {
-        let (router, _) = self.build(public_url)?;
+        let (router, ..) = self.build(public_url)?;
         Ok(router)
     }
 
-    fn build(self, public_url: &str) -> Result<(Router, ContainerConfig), ServeError> {
+    /// The gRPC binding's port (default 50051; 0 picks a free one), served when the
+    /// bindings name gRPC (which needs the crate's `grpc` feature).
+    ///
+    /// ```
+    /// use a2a_lambda_server::agents::EchoAgent;
+    /// use a2a_lambda_server::card::Bindings;
+    /// use a2a_lambda_server::serve::Container;
+    ///
+    /// // `bind()` then serves gRPC on 127.0.0.1:50052 (`Running::grpc_address`).
+    /// let container = Container::new(EchoAgent)
+    ///     .address(([127, 0, 0, 1], 0).into())
+    ///     .bindings(Bindings::parse_with_grpc("jsonrpc,grpc").unwrap())
+    ///     .grpc_port(50052);
+    /// # drop(container);
+    /// ```
+    pub fn grpc_port(mut self, port: u16) -> Self {
+        self.config.grpc_port = port;
+        self
+    }
+
+    fn build(
+        self,
+        public_url: &str,
+    ) -> Result<(Router, ContainerConfig, Arc<Engine>, Layers), ServeError> {
         let store = self.store.unwrap_or_else(|| {
             Arc::new(InMemoryTaskStore::with_limits(
                 DEFAULT_IN_MEMORY_CAPACITY,
@@ -180,8 +203,9 @@ impl Container {
         } else {
             engine
         };
+        let engine = Arc::new(engine);
         let app = router(
-            Arc::new(engine),
+            Arc::clone(&engine),
             RouterOptions {
                 max_body_bytes: self.config.max_body_bytes,
                 // The router's own first step (in its one stack of layers, which costs
@@ -189,7 +213,7 @@ impl Container {
                 identity: Some(self.config.identity),
             },
         );
-        let mut app = self.layers.apply(app);
+        let mut app = self.layers.wrap(app);
         if self.config.identity == Identity::None {
             // The user id header is not the platform's here: removed before the user's
             // layers could read it too.
@@ -197,7 +221,7 @@ impl Container {
                 Identity::None.identify(request)
             }));
         }
-        Ok((app, self.config))
+        Ok((app, self.config, engine, self.layers))
     }
 
     /// Binds the address and serves in the background until [`Running::shutdown`].
@@ -215,19 +239,67 @@ impl Container {
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{}/", graceful::reachable(bound)));
-        let (app, config) = self.build(&public_url)?;
+        let mut this = self;
+        if cfg!(not(feature = "grpc")) && this.config.bindings.serves(Binding::Grpc) {
+            return Err(ServeError::Config {
+                name: "bindings",
+                value: this.config.bindings.to_string(),
+                expected: "jsonrpc or http+json (this build has no gRPC: build \
+                           a2a-lambda-server with its `grpc` feature)",
+            });
+        }
+        let grpc = if this.config.bindings.serves(Binding::Grpc) {
+            let address = SocketAddr::new(address.ip(), this.config.grpc_port);
+            let listener = TcpListener::bind(address)
+                .await
+                .map_err(|source| ServeError::Bind { address, source })?;
+            let grpc_bound = listener.local_addr()?;
+            let url = this
+                .config
+                .grpc_public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{}", graceful::reachable(grpc_bound)));
+            this.config.bindings = this.config.bindings.clone().with_grpc_url(url);
+            Some((listener, grpc_bound))
+        } else {
+            None
+        };
+        let identity = this.config.identity;
+        let (app, config, engine, layers) = this.build(&public_url)?;
         tracing::info!(%bound, %public_url, "container listening");
         let (stop, stopped) = watch::channel(false);
         let gauges = Arc::new(Gauges::default());
-        let task = tokio::spawn(listen::serve(
+        let http = listen::serve(
             listener,
             app,
             config.limits(),
-            stopped,
+            stopped.clone(),
             Arc::clone(&gauges),
-        ));
+        );
+        let grpc_address = grpc.as_ref().map(|(_, address)| *address);
+        let task = match grpc {
+            Some((listener, grpc_bound)) => {
+                tracing::info!(%grpc_bound, "gRPC listening");
+                let grpc = grpc_serve(
+                    listener,
+                    engine,
+                    (config.max_body_bytes, config.shutdown_grace),
+                    (identity, layers),
+                    stopped,
+                );
+                tokio::spawn(async move {
+                    let (http, grpc) = tokio::join!(http, grpc);
+                    http.and(grpc)
+                })
+            }
+            None => {
+                drop(engine);
+                tokio::spawn(http)
+            }
+        };
         Ok(Running {
             address: bound,
+            grpc_address,
             url: public_url,
             stop,
             task,
@@ -245,4 +317,65 @@ impl Container {
         graceful::shutdown_signal().await;
         running.shutdown().await
     }
+}
+
+/// Serves the gRPC binding on `listener` until `stopped`, then lets calls in flight finish
+/// within the shutdown grace. Without the `grpc` feature the bindings cannot name gRPC
+/// ([`ContainerConfig::from_lookup`] refuses it), and this serves nothing.
+#[cfg(feature = "grpc")]
+async fn grpc_serve(
+    listener: TcpListener,
+    engine: Arc<Engine>,
+    (max_message_bytes, grace): (usize, Duration),
+    (identity, layers): (Identity, Layers),
+    mut stopped: watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    let service = crate::grpc::GrpcService::server(engine, max_message_bytes);
+    // The same identity step as the HTTP bindings' router (the caller's owner in the
+    // request's extensions, the user id header removed when it is not trusted), inside the
+    // user's layers, as there.
+    let routes = tonic::service::Routes::new(service)
+        .prepare()
+        .into_axum_router()
+        .layer(MapRequestLayer::new(move |request| {
+            identity.identify(request)
+        }));
+    let mut routes = layers.wrap(routes);
+    if identity == Identity::None {
+        // As on the HTTP router: the untrusted user id header is gone before the user's
+        // layers could read it.
+        routes = routes.layer(MapRequestLayer::new(|request| {
+            Identity::None.identify(request)
+        }));
+    }
+    let mut asked = stopped.clone();
+    let serving = tonic::transport::Server::builder()
+        .add_routes(tonic::service::Routes::from(routes))
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            },
+        );
+    let mut serving = std::pin::pin!(serving);
+    tokio::select! {
+        result = &mut serving => return result.map_err(std::io::Error::other),
+        _ = asked.wait_for(|stop| *stop) => {}
+    }
+    // Stopping: calls in flight (a stream, say) get the grace, as the HTTP bindings' do.
+    match tokio::time::timeout(grace, serving).await {
+        Ok(result) => result.map_err(std::io::Error::other),
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "grpc"))]
+async fn grpc_serve(
+    _listener: TcpListener,
+    _engine: Arc<Engine>,
+    _limits: (usize, Duration),
+    _identity: (Identity, Layers),
+    _stopped: watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    Ok(())
 }

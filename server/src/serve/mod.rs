@@ -31,7 +31,7 @@ mod config;
 mod container;
 mod running;
 
-pub use config::{AGENTCORE_PORT, ContainerConfig, LogFormat, VARIABLES};
+pub use config::{AGENTCORE_PORT, ContainerConfig, DEFAULT_GRPC_PORT, LogFormat, VARIABLES};
 pub use container::Container;
 pub use running::Running;
 

@@ -13,6 +13,7 @@ use crate::listen::Gauges;
 #[derive(Debug)]
 pub struct Running {
     pub(super) address: SocketAddr,
+    pub(super) grpc_address: Option<SocketAddr>,
     pub(super) url: String,
     pub(super) stop: watch::Sender<bool>,
     pub(super) task: JoinHandle<std::io::Result<()>>,
@@ -23,6 +24,12 @@ impl Running {
     /// The bound address.
     pub fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// The gRPC binding's bound address, when it serves gRPC (`A2A_BINDINGS` names
+    /// `grpc`).
+    pub fn grpc_address(&self) -> Option<SocketAddr> {
+        self.grpc_address
     }
 
     /// The URL its card advertises (ends in `/`).

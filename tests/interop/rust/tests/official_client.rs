@@ -1,6 +1,6 @@
-//! The official A2A Rust SDK's client (`a2a-client-lf`) against our hosts: `a2a-container`
-//! over both of its bindings (card, send, stream, get, list, cancel, subscribe, push
-//! configs), and the emulator's AgentCore invocation URL with the session header added by
+//! The official A2A Rust SDK's client (`a2a-client-lf`, with `a2a-grpc`'s transport)
+//! against our hosts: `a2a-container` over its three bindings, JSON-RPC, HTTP+JSON and gRPC
+//! (card, send, stream, get, list, cancel, subscribe, push configs; a refusal's code), and the emulator's AgentCore invocation URL with the session header added by
 //! a client interceptor, as AgentCore needs it. `A2A_CONTAINER_BIN` and `A2A_EMULATOR_BIN`
 //! name our binaries (tests/interop/run.sh sets them); without them the tests are skipped
 //! with a line saying so.
@@ -10,7 +10,9 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-use a2a::{A2AError, TRANSPORT_PROTOCOL_HTTP_JSON, TRANSPORT_PROTOCOL_JSONRPC};
+use a2a::{
+    A2AError, TRANSPORT_PROTOCOL_GRPC, TRANSPORT_PROTOCOL_HTTP_JSON, TRANSPORT_PROTOCOL_JSONRPC,
+};
 use a2a_client::agent_card::AgentCardResolver;
 use a2a_client::middleware::CallInterceptor;
 use a2a_client::{A2AClient, A2AClientFactory, ServiceParams, Transport};
@@ -66,7 +68,8 @@ fn start(variable: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Host> {
     Some(Host { child, url })
 }
 
-/// `a2a-container` with the conformance agent, both bindings.
+/// `a2a-container` with the conformance agent, its three bindings (gRPC on a port of its
+/// own, which the card names).
 fn container() -> Option<Host> {
     start(
         "A2A_CONTAINER_BIN",
@@ -75,7 +78,8 @@ fn container() -> Option<Host> {
             ("PORT", "0"),
             ("A2A_HOST", "127.0.0.1"),
             ("A2A_AGENT", "conformance"),
-            ("A2A_BINDINGS", "jsonrpc,http+json"),
+            ("A2A_BINDINGS", "jsonrpc,http+json,grpc"),
+            ("A2A_GRPC_PORT", "0"),
         ],
     )
 }
@@ -87,7 +91,9 @@ async fn client(
     interceptor: Option<Arc<dyn CallInterceptor>>,
 ) -> A2AClient<Box<dyn Transport>> {
     let card = AgentCardResolver::new(None).resolve(base).await.unwrap();
-    let mut factory = A2AClientFactory::builder().preferred_bindings(vec![binding.to_owned()]);
+    let mut factory = A2AClientFactory::builder()
+        .register(Arc::new(a2a_grpc::GrpcTransportFactory::new()))
+        .preferred_bindings(vec![binding.to_owned()]);
     if let Some(interceptor) = interceptor {
         factory = factory.with_interceptor(interceptor);
     }
@@ -228,11 +234,26 @@ async fn exercise(client: &A2AClient<Box<dyn Transport>>, binding: &str) {
 }
 
 #[tokio::test]
-async fn the_official_client_speaks_both_bindings_with_our_container() {
+async fn the_official_client_speaks_the_three_bindings_with_our_container() {
     let Some(host) = container() else { return };
-    for binding in [TRANSPORT_PROTOCOL_JSONRPC, TRANSPORT_PROTOCOL_HTTP_JSON] {
+    for binding in [
+        TRANSPORT_PROTOCOL_JSONRPC,
+        TRANSPORT_PROTOCOL_HTTP_JSON,
+        TRANSPORT_PROTOCOL_GRPC,
+    ] {
         let client = client(&host.url, binding, None).await;
         exercise(&client, binding).await;
+        // A refusal reaches the SDK with its A2A code: over gRPC, from the status's
+        // ErrorInfo (A2A specification §10.6).
+        let missing = client
+            .get_task(&request(json!({"id": "no-such-task"})))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            missing.code,
+            a2a::error_code::TASK_NOT_FOUND,
+            "{binding}: {missing:?}"
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroU32;
 
-use a2a_lambda_core::card::{Bindings, SecurityMechanism};
+use a2a_lambda_core::card::{Bindings, BindingsError, SecurityMechanism};
 use a2a_lambda_core::error::ErrorProfile;
 use a2a_lambda_server::push::target::TargetPolicy;
 
@@ -261,12 +261,16 @@ impl Config {
         let task_table = Self::task_table(&get)?;
         let bindings = match get("A2A_BINDINGS") {
             None => Bindings::both(),
-            Some(value) => value.parse().map_err(|_| {
-                invalid(
-                    "A2A_BINDINGS",
-                    &value,
-                    "jsonrpc, http+json or both, comma-separated, each once",
-                )
+            Some(value) => value.parse().map_err(|error| {
+                let expected = match error {
+                    // A Function URL and API Gateway carry HTTP/1.1 requests to the
+                    // function as events: gRPC cannot reach it.
+                    BindingsError::GrpcNotServed => {
+                        "jsonrpc, http+json or both (gRPC cannot reach a Lambda function:                          serve it from the container host)"
+                    }
+                    _ => "jsonrpc, http+json or both, comma-separated, each once",
+                };
+                invalid("A2A_BINDINGS", &value, expected)
             })?,
         };
         let push = PushSettings {
@@ -473,7 +477,14 @@ mod tests {
         assert!(rest_first.serves(Binding::JsonRpc));
         let only_rpc = bindings(&[("A2A_BINDINGS", "jsonrpc")]);
         assert!(!only_rpc.serves(Binding::HttpJson));
-        for value in ["grpc", "jsonrpc,jsonrpc", ","] {
+        assert_eq!(
+            config(&[("A2A_BINDINGS", "jsonrpc,grpc")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_BINDINGS=\"jsonrpc,grpc\" is not valid: jsonrpc, http+json or both (gRPC \
+             cannot reach a Lambda function: serve it from the container host)"
+        );
+        for value in ["jsonrpc,jsonrpc", ","] {
             assert_eq!(
                 config(&[("A2A_BINDINGS", value)]).unwrap_err().to_string(),
                 format!(

@@ -266,7 +266,8 @@ impl Config {
                     // A Function URL and API Gateway carry HTTP/1.1 requests to the
                     // function as events: gRPC cannot reach it.
                     BindingsError::GrpcNotServed => {
-                        "jsonrpc, http+json or both (gRPC cannot reach a Lambda function:                          serve it from the container host)"
+                        "jsonrpc, http+json or both (gRPC cannot reach a Lambda function: \
+                         serve it from the container host)"
                     }
                     _ => "jsonrpc, http+json or both, comma-separated, each once",
                 };

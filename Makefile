@@ -241,10 +241,16 @@ clean: ## Remove build output
 # takes a fifth less CPU time and half the disk. The packages leave tests and benches out
 # on purpose (each Cargo.toml's `include`): cargo's notes that it drops those targets are
 # filtered out, every other line is shown.
+# cargo builds the packages from a local registry that it extracts under
+# $CARGO_HOME/registry/src/-<hash of the checkout's path>/ and never extracts again while a
+# copy is there, whatever changed since: a second checkout at the same path would build the
+# first one's sources. Our crates' extracted copies are removed first (only those).
+CARGO_HOME_DIR := $(or $(CARGO_HOME),$(HOME)/.cargo)
 PUBLISHED_CRATES := a2a-lambda-core a2a-lambda-server a2a-lambda-client a2a-lambda-cli a2a-lambda-emulator a2a-lambda-dynamodb a2a-lambda
 
 .PHONY: publish-check
 publish-check: ## Package every published crate and build each from its package (nothing is published)
+	rm -rf $(wildcard $(CARGO_HOME_DIR)/registry/src/-*/a2a-lambda-*)
 	set -o pipefail; CARGO_PROFILE_DEV_DEBUG=false $(CARGO) package --locked --allow-dirty $(addprefix -p ,$(PUBLISHED_CRATES)) 2>&1 \
 		| grep -Ev '^warning: ignoring (test|benchmark|example) `[A-Za-z0-9_-]+` as `(tests|benches|examples)/[A-Za-z0-9_/-]+\.rs` is not included in the published package$$'
 

@@ -47,6 +47,8 @@ mod session_stop;
 pub mod sigv4;
 mod sse;
 mod stream;
+#[cfg(feature = "otel")]
+mod trace_context;
 
 pub use a2a_lambda_core::card::Binding;
 pub use a2a_lambda_core::{ProtocolVersion, model};

@@ -286,6 +286,10 @@ impl Transport {
             .build()
             .map_err(|error| fail(Error::transport(url, error)))?;
         self.auth.apply(&mut request).await.map_err(fail)?;
+        // After signing: a proxy may rewrite trace headers, which would break a signature
+        // over them (AWS's SDKs leave `X-Amzn-Trace-Id` unsigned for the same reason).
+        #[cfg(feature = "otel")]
+        crate::trace_context::inject(request.headers_mut());
         let sent = Instant::now();
         tracing::debug!(method = %call.method, url, "request");
         let pending = self.http.execute(request);

@@ -138,10 +138,43 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
             )
             .layer(SetRequestIdLayer::x_request_id(NewRequestId))
             .layer(PropagateRequestIdLayer::x_request_id())
-            .layer(TraceLayer::new_for_http())
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(RequestSpan)
+                    .on_response(RecordStatus),
+            )
             .layer(CatchPanicLayer::custom(|_| panic_response()))
             .layer(DefaultBodyLimit::max(options.max_body_bytes)),
     )
+}
+
+/// The span of a request: the server span telemetry exports when it is on
+/// ([`crate::telemetry::request`]), else tower-http's own (at `DEBUG`).
+#[derive(Debug, Clone, Copy)]
+struct RequestSpan;
+
+impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
+    fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
+        if crate::telemetry::is_on() {
+            return crate::telemetry::request(
+                request.method(),
+                request.uri().path(),
+                request.headers(),
+            );
+        }
+        tower_http::trace::DefaultMakeSpan::new().make_span(request)
+    }
+}
+
+/// tower-http's response log, and the status on the request's span.
+#[derive(Debug, Clone, Copy)]
+struct RecordStatus;
+
+impl<B> tower_http::trace::OnResponse<B> for RecordStatus {
+    fn on_response(self, response: &Response<B>, latency: Duration, span: &tracing::Span) {
+        crate::telemetry::record_status(span, response.status());
+        tower_http::trace::DefaultOnResponse::new().on_response(response, latency, span);
+    }
 }
 
 /// AgentCore's request id header, which a request the platform passes carries.

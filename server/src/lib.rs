@@ -21,7 +21,8 @@
 //!
 //! Features: `tls` (default) for https webhooks; `grpc` for the gRPC binding of A2A v1.0,
 //! which the container serves on a port of its own when `A2A_BINDINGS` names `grpc`
-//! ([`serve::ContainerConfig::grpc_port`]).
+//! ([`serve::ContainerConfig::grpc_port`]); `otel` for OpenTelemetry traces and metrics,
+//! exported when the standard `OTEL_*` variables ask for them ([`host::telemetry`]).
 //!
 //! [`host`] holds what the Lambda host and the emulator build on (the engine, the router,
 //! connections, logging): an agent author needs none of it.
@@ -44,6 +45,7 @@ pub mod push;
 mod rest;
 pub mod serve;
 pub mod tasks;
+mod telemetry;
 pub mod testing;
 
 /// For hosts, not agent authors: the pieces the Lambda host and the emulator build on
@@ -83,6 +85,11 @@ pub mod host {
     /// The HTTP+JSON binding, served by the router beside JSON-RPC.
     pub mod rest {
         pub use crate::rest::*;
+    }
+    /// Traces and metrics with OpenTelemetry (feature `otel`): what each host turns on
+    /// from the standard `OTEL_*` variables.
+    pub mod telemetry {
+        pub use crate::telemetry::*;
     }
 }
 

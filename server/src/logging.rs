@@ -100,14 +100,47 @@ impl Logging {
     /// Installs the logs as the process's, writing to stderr (colours only on a terminal
     /// and without `NO_COLOR`). Leaves a subscriber already installed in place; the guard
     /// then holds nothing.
+    ///
+    /// With the `otel` feature, telemetry is turned on here too when the `OTEL_*`
+    /// variables ask for it ([`crate::host::telemetry`]; inside a tokio runtime, which
+    /// its exports run on): the guard then also exports what is left when dropped. A
+    /// variable that asks for what this build cannot do leaves telemetry off and is
+    /// logged as an error: the host serves on without it.
     pub fn init(self) -> LogGuard {
         let colour = io::IsTerminal::is_terminal(&io::stderr())
             && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+        #[cfg(feature = "otel")]
+        let (telemetry, refused) = match crate::telemetry::Telemetry::from_env() {
+            Ok(telemetry) if tokio::runtime::Handle::try_current().is_ok() => (telemetry, None),
+            Ok(None) => (None, None),
+            Ok(Some(_)) => (
+                None,
+                Some("telemetry is off: it needs a tokio runtime to export on".to_owned()),
+            ),
+            Err(error) => (None, Some(format!("telemetry is off: {error}"))),
+        };
+        #[cfg(feature = "otel")]
+        let (dispatch, guard) = match &telemetry {
+            Some(telemetry) => self.dispatch_exported(io::stderr(), colour, telemetry),
+            None => self.dispatch(io::stderr(), colour),
+        };
+        #[cfg(not(feature = "otel"))]
         let (dispatch, guard) = self.dispatch(io::stderr(), colour);
-        match dispatch.try_init() {
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut guard = match dispatch.try_init() {
             Ok(()) => guard,
             Err(_) => LogGuard::empty(),
+        };
+        #[cfg(feature = "otel")]
+        {
+            if let Some(refused) = refused {
+                tracing::error!("{refused}");
+            }
+            if let Some(telemetry) = telemetry {
+                guard.telemetry = Some(telemetry.install());
+            }
         }
+        guard
     }
 
     /// The logs as a [`Dispatch`] writing to `writer` (no colours), for a caller that
@@ -116,11 +149,42 @@ impl Logging {
         self.dispatch(writer, false)
     }
 
-    fn dispatch<W: Write + Send + 'static>(self, writer: W, colour: bool) -> (Dispatch, LogGuard) {
-        let filter = match &self.filter {
+    fn env_filter(&self) -> EnvFilter {
+        match &self.filter {
             Some(directives) => EnvFilter::new(directives),
             None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        }
+    }
+
+    /// The logs and the telemetry's span export side by side, each with its own filter:
+    /// the lines leave the telemetry's own spans out.
+    #[cfg(feature = "otel")]
+    fn dispatch_exported<W: Write + Send + 'static>(
+        self,
+        writer: W,
+        colour: bool,
+        telemetry: &crate::telemetry::Telemetry,
+    ) -> (Dispatch, LogGuard) {
+        use tracing_subscriber::Layer as _;
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let mut filter = self.env_filter();
+        if let Ok(directive) = format!("{}=off", crate::telemetry::TARGET).parse() {
+            filter = filter.add_directive(directive);
+        }
+        let queue = Arc::new(Queue::new(self.buffer_bytes));
+        let lines = tracing_subscriber::fmt::layer()
+            .with_ansi(colour)
+            .with_writer(Lines(Arc::clone(&queue)));
+        let registry = tracing_subscriber::registry().with(telemetry.layer());
+        let dispatch = match self.format {
+            LogFormat::Json => Dispatch::new(registry.with(lines.json().with_filter(filter))),
+            LogFormat::Text => Dispatch::new(registry.with(lines.with_filter(filter))),
         };
+        self.guarded(dispatch, queue, writer)
+    }
+
+    fn dispatch<W: Write + Send + 'static>(self, writer: W, colour: bool) -> (Dispatch, LogGuard) {
+        let filter = self.env_filter();
         let queue = Arc::new(Queue::new(self.buffer_bytes));
         let builder = tracing_subscriber::fmt()
             .with_env_filter(filter)
@@ -130,6 +194,16 @@ impl Logging {
             LogFormat::Json => Dispatch::new(builder.json().finish()),
             LogFormat::Text => Dispatch::new(builder.finish()),
         };
+        self.guarded(dispatch, queue, writer)
+    }
+
+    /// The writer thread for `dispatch`'s lines, and the guard that keeps it.
+    fn guarded<W: Write + Send + 'static>(
+        self,
+        dispatch: Dispatch,
+        queue: Arc<Queue>,
+        writer: W,
+    ) -> (Dispatch, LogGuard) {
         let writer = Writer {
             queue: Arc::clone(&queue),
             out: writer,
@@ -140,6 +214,8 @@ impl Logging {
         let guard = LogGuard {
             worker: writer.spawn(),
             queue: Some(queue),
+            #[cfg(feature = "otel")]
+            telemetry: None,
         };
         (dispatch, guard)
     }
@@ -152,6 +228,10 @@ impl Logging {
 pub struct LogGuard {
     worker: Option<Worker>,
     queue: Option<Arc<Queue>>,
+    /// Telemetry turned on with the logs: dropped (its last export) before the writer
+    /// stops, so that its warnings are still written.
+    #[cfg(feature = "otel")]
+    telemetry: Option<crate::telemetry::TelemetryGuard>,
 }
 
 impl LogGuard {
@@ -160,6 +240,8 @@ impl LogGuard {
         Self {
             worker: None,
             queue: None,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 
@@ -173,6 +255,8 @@ impl LogGuard {
 
 impl Drop for LogGuard {
     fn drop(&mut self) {
+        #[cfg(feature = "otel")]
+        drop(self.telemetry.take());
         if let (Some(worker), Some(queue)) = (self.worker.take(), &self.queue) {
             queue.lock().stopping = true;
             queue.wake.notify_one();
@@ -229,6 +313,7 @@ impl Queue {
         if pending.bytes.len() + line.len() > self.capacity {
             drop(pending);
             self.dropped.fetch_add(1, Ordering::Relaxed);
+            crate::telemetry::metrics::dropped_lines(1);
             return;
         }
         let half = self.capacity / 2;

@@ -39,7 +39,11 @@ impl Service<Request<Bytes>> for ContainerCall {
     }
 
     fn call(&mut self, request: Request<Bytes>) -> Self::Future {
-        let (parts, body) = request.into_parts();
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let (mut parts, body) = request.into_parts();
+        // The container continues the front's span, as behind AgentCore.
+        #[cfg(feature = "otel")]
+        a2a_lambda_server::host::telemetry::inject(&mut parts.headers);
         let Some(entered) = parts.extensions.get::<Entered>() else {
             let failure = RuntimeFailure::Unreachable("no session was entered".to_owned());
             return Box::pin(std::future::ready(Err(failure)));

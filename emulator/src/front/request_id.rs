@@ -52,7 +52,7 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let request_id = a2a_lambda_core::model::new_id();
-        let span = tracing::info_span!("invocation", request_id, path = request.uri().path());
+        let span = invocation_span(&request, &request_id);
         let request_id = HeaderValue::try_from(request_id).ok();
         if let Some(value) = &request_id {
             request
@@ -72,6 +72,32 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
             })
         }))
     }
+}
+
+/// The span of one invocation: with telemetry on, the front's server span (AgentCore's
+/// side of the trace), continuing the caller's; else a plain span its log lines carry.
+fn invocation_span(request: &Request, request_id: &str) -> tracing::Span {
+    #[cfg(feature = "otel")]
+    if a2a_lambda_server::host::telemetry::is_on() {
+        let session = request
+            .headers()
+            .get(a2a_lambda_core::agentcore::SESSION_HEADER)
+            .and_then(|value| value.to_str().ok());
+        let span = tracing::info_span!(
+            target: a2a_lambda_server::host::telemetry::TARGET,
+            "invocation",
+            otel.name = format!("AgentCore {} {}", request.method(), request.uri().path()),
+            otel.kind = "server",
+            request_id,
+            http.request.method = request.method().as_str(),
+            url.path = request.uri().path(),
+            session.id = session,
+            cloud.platform = "aws_bedrock_agentcore",
+        );
+        a2a_lambda_server::host::telemetry::continue_trace(&span, request.headers());
+        return span;
+    }
+    tracing::info_span!("invocation", request_id, path = request.uri().path())
 }
 
 #[cfg(test)]

@@ -179,6 +179,12 @@ impl Engine {
     ) -> Result<Self, CardError> {
         let agent = agent.into_agent();
         let mut card = agent.card();
+        #[cfg(feature = "otel")]
+        let store: Arc<dyn TaskStore> = if crate::telemetry::is_on() {
+            Arc::new(crate::telemetry::TracedStore(store))
+        } else {
+            store
+        };
         card.capabilities.streaming &= config.host_can_stream;
         if let Some(security) = config.security {
             card.security = security;
@@ -195,6 +201,7 @@ impl Engine {
         let instance_id: Arc<str> = Arc::from(a2a_lambda_core::model::new_id());
         Ok(Self {
             deps: RunnerDeps {
+                agent_name: Arc::from(card.name.as_str()),
                 agent,
                 store: Arc::clone(&store),
                 registry: Arc::new(Registry::default()),
@@ -312,6 +319,12 @@ impl Engine {
             })
             .map_or("", |(name, _, _)| *name);
         let started = std::time::Instant::now();
+        let binding_name = if binding == "grpc" {
+            "GRPC"
+        } else {
+            "HTTP+JSON"
+        };
+        crate::telemetry::record_operation(method, binding_name, "1.0");
         let request = Request {
             version: ProtocolVersion::V1_0,
             operation,
@@ -325,6 +338,20 @@ impl Engine {
             Ok(_) => StatusCode::OK,
             Err(error) => a2a_lambda_core::rest::status::row(error.refusal()).http_status,
         };
+        let refusal = outcome.is_err().then(|| status.as_u16().to_string());
+        if let Some(code) = &refusal {
+            crate::telemetry::record_refusal(code);
+        }
+        crate::telemetry::metrics::call(
+            if binding == "grpc" {
+                "grpc"
+            } else {
+                "a2a_http_json"
+            },
+            method,
+            refusal,
+            started.elapsed().as_secs_f64(),
+        );
         tracing::info!(
             request_id = call.request_id,
             session_id = call.session_id.as_deref().unwrap_or(""),
@@ -354,16 +381,30 @@ impl Engine {
         };
         let frame = Frame::JsonRpc(request.response_id());
         let started = std::time::Instant::now();
+        let version = call.version_header.as_deref().unwrap_or("0.3");
+        crate::telemetry::record_operation(&request.method, "JSONRPC", version);
         let outcome = dispatch::json_rpc(self, &request, &frame, call).await;
         let code = outcome
             .as_ref()
             .err()
             .map(|failure| failure.error.to_wire(self.profile).1.code);
+        if crate::telemetry::is_on() {
+            let refusal = code.map(|code| code.to_string());
+            if let Some(code) = &refusal {
+                crate::telemetry::record_refusal(code);
+            }
+            crate::telemetry::metrics::call(
+                "jsonrpc",
+                &request.method,
+                refusal,
+                started.elapsed().as_secs_f64(),
+            );
+        }
         tracing::info!(
             request_id = call.request_id,
             session_id = call.session_id.as_deref().unwrap_or(""),
             method = request.method,
-            version = call.version_header.as_deref().unwrap_or("0.3"),
+            version,
             outcome = code.map_or_else(|| "ok".to_owned(), |code| code.to_string()),
             duration_ms = started.elapsed().as_secs_f64() * 1000.0,
             "rpc"

@@ -37,6 +37,7 @@ impl Gauges {
 
     pub(crate) fn refuse(&self) {
         self.refused.fetch_add(1, Ordering::Relaxed);
+        crate::telemetry::metrics::connection_refused("limit");
     }
 
     /// Counts one more connection until the guard is dropped.

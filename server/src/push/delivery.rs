@@ -240,6 +240,28 @@ impl Webhooks {
     /// POSTs `notification`, retrying connect errors, timeouts, 408, 429 and 5xx with
     /// backoff; any other answer ends it. Never panics; every failure is an [`Outcome`].
     pub async fn deliver(&self, notification: &Notification) -> Outcome {
+        if !crate::telemetry::is_on() {
+            return self.deliver_untraced(notification).await;
+        }
+        // The host only: the path, query and token of a webhook may carry secrets.
+        let host = Url::parse(&notification.url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        let span = crate::telemetry::push(&host);
+        let outcome =
+            crate::telemetry::instrument(self.deliver_untraced(notification), span.clone()).await;
+        let (name, attempts, status) = match &outcome {
+            Outcome::Delivered { attempts, status } => ("delivered", *attempts, Some(*status)),
+            Outcome::Refused(_) => ("refused", 0, None),
+            Outcome::GaveUp { attempts, .. } => ("gave_up", *attempts, None),
+        };
+        crate::telemetry::record_push(&span, name, attempts, status);
+        crate::telemetry::metrics::push(name);
+        outcome
+    }
+
+    async fn deliver_untraced(&self, notification: &Notification) -> Outcome {
         let url = match target::check_url_form(&notification.url, self.targets) {
             Ok((url, _)) => url,
             Err(refusal) => {
@@ -324,6 +346,12 @@ impl Webhooks {
         let mut request = self.client.post(url.clone());
         for (name, value) in headers {
             request = request.header(name, value.clone());
+        }
+        #[cfg(feature = "otel")]
+        if crate::telemetry::is_on() {
+            let mut context = axum::http::HeaderMap::new();
+            crate::telemetry::inject(&mut context);
+            request = request.headers(context);
         }
         let response = match request.body(notification.body.clone()).send().await {
             Ok(response) => response,

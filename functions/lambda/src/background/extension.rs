@@ -117,6 +117,13 @@ impl Background {
             }
         };
         let give_up = deadline.checked_sub(DEADLINE_MARGIN).unwrap_or(started);
+        // The invocation's spans (its background work's among them) are exported before
+        // the environment can be frozen, within the invocation's time.
+        #[cfg(feature = "otel")]
+        let settled = async {
+            settled.await;
+            a2a_lambda_server::host::telemetry::flush().await;
+        };
         if timeout_at(give_up, settled).await.is_ok() {
             tracing::debug!(
                 request_id,
@@ -149,6 +156,8 @@ impl Background {
         let undelivered = engine
             .push()
             .map_or(0, a2a_lambda_server::push::Push::pending);
+        #[cfg(feature = "otel")]
+        let _ = timeout_at(last, a2a_lambda_server::host::telemetry::flush()).await;
         tracing::warn!(
             request_id,
             failed,

@@ -98,6 +98,8 @@ pub(crate) enum StartOutcome {
 #[derive(Clone)]
 pub(crate) struct RunnerDeps {
     pub agent: SharedAgent,
+    /// The agent's name (its card's), for the spans of its runs.
+    pub agent_name: Arc<str>,
     pub store: Arc<dyn TaskStore>,
     pub registry: Arc<Registry>,
     pub health: Arc<Health>,
@@ -125,7 +127,12 @@ pub(crate) fn start(
     let (report, started) = oneshot::channel();
     // Boxed: the runner's future is large (the agent's events, the store's writes), and
     // it may move to a task of its own after its first poll.
-    let mut runner = Box::pin(run(deps, context, previous, keep_opening, report));
+    crate::telemetry::record_task(&context.task_id, &context.context_id);
+    let span = crate::telemetry::agent(&deps.agent_name, &context.task_id, &context.context_id);
+    let mut runner = Box::pin(crate::telemetry::instrument(
+        run(deps, context, previous, keep_opening, report),
+        span,
+    ));
     async move {
         // The first poll runs here, in the caller's task: an agent that answers at once
         // (and a store that answers at once) is done within it, with no task spawned and no
@@ -201,6 +208,8 @@ fn run(
     };
     let mut running = RunnerGuard { deps, state };
     async move {
+        crate::telemetry::metrics::running(1);
+        let _counted = RunningCount;
         let RunnerGuard {
             deps,
             state: runner,
@@ -238,6 +247,14 @@ fn run(
             runner.on_events(deps, batch, failure.is_none()).await;
         }
         if let Some(detail) = &failure {
+            crate::telemetry::record_agent_failure(
+                &tracing::Span::current(),
+                if detail.starts_with("agent panicked") {
+                    "panic"
+                } else {
+                    "agent_error"
+                },
+            );
             tracing::error!(
                 request_id = runner.request_id,
                 task_id = runner.task_id,
@@ -366,5 +383,14 @@ impl RunnerState {
         } else if let Some(live) = &self.live {
             self.changed |= deliver(deps, live, events, &self.request_id).await;
         }
+    }
+}
+
+/// Counts a runner out of `a2a.tasks.running` however its future ends (dropped too).
+struct RunningCount;
+
+impl Drop for RunningCount {
+    fn drop(&mut self) {
+        crate::telemetry::metrics::running(-1);
     }
 }

@@ -29,6 +29,9 @@ pub(super) fn publish(
     applied: AppliedBatch,
     at: Position,
 ) {
+    if applied.status_changed {
+        crate::telemetry::metrics::transition(task.status.state);
+    }
     if let (Some(push), true, Position::Numbered(version) | Position::Whole(version)) =
         (&deps.push, applied.status_changed, at)
     {

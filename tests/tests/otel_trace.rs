@@ -1,0 +1,265 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! One trace across agents (feature `otel`): a caller's span → the emulator's front →
+//! the container's server span → the agent's run → its `a2a-lambda-client` call to a
+//! second agent → that agent's server span and run, every span parented on the one before,
+//! read back from an OTLP/HTTP test receiver.
+//!
+//! Telemetry is configured by the process's environment, so the chain runs in a child
+//! process of this test binary (`chain_in_a_child`, ignored when run alone) with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a receiver this test serves.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use a2a_lambda_client::Client;
+use a2a_lambda_client::model::SendResult;
+use a2a_lambda_server::agents::EchoAgent;
+use a2a_lambda_server::card::AgentCard;
+use a2a_lambda_server::model::Artifact;
+use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
+use axum::body::Bytes;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value;
+use prost::Message as _;
+use tracing::Instrument as _;
+
+const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/traced-Zz98Yy76Xx";
+const SESSION: &str = "otel-trace-session-0000000000000000000000";
+
+/// One exported span, as the receiver read it.
+#[derive(Debug, Clone)]
+struct Received {
+    trace: String,
+    id: String,
+    parent: String,
+    name: String,
+    kind: i32,
+    attributes: HashMap<String, String>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn text(value: Option<&opentelemetry_proto::tonic::common::v1::AnyValue>) -> String {
+    match value.and_then(|value| value.value.as_ref()) {
+        Some(Value::StringValue(text)) => text.clone(),
+        Some(Value::IntValue(number)) => number.to_string(),
+        Some(Value::BoolValue(flag)) => flag.to_string(),
+        Some(Value::DoubleValue(number)) => number.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// An OTLP/HTTP receiver of spans (protobuf): every span it was sent.
+async fn receiver() -> (String, Arc<Mutex<Vec<Received>>>) {
+    let spans = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&spans);
+    let app = axum::Router::new()
+        .route(
+            "/v1/traces",
+            axum::routing::post(move |body: Bytes| {
+                let kept = Arc::clone(&kept);
+                async move {
+                    let request = ExportTraceServiceRequest::decode(body).unwrap();
+                    let mut kept = kept.lock().unwrap();
+                    for resource in request.resource_spans {
+                        for scope in resource.scope_spans {
+                            for span in scope.spans {
+                                kept.push(Received {
+                                    trace: hex(&span.trace_id),
+                                    id: hex(&span.span_id),
+                                    parent: hex(&span.parent_span_id),
+                                    name: span.name.clone(),
+                                    kind: span.kind,
+                                    attributes: span
+                                        .attributes
+                                        .iter()
+                                        .map(|pair| (pair.key.clone(), text(pair.value.as_ref())))
+                                        .collect(),
+                                });
+                            }
+                        }
+                    }
+                    // An empty ExportTraceServiceResponse.
+                    (
+                        [("content-type", "application/x-protobuf")],
+                        Vec::<u8>::new(),
+                    )
+                }
+            }),
+        )
+        .route("/v1/metrics", axum::routing::post(|| async { "" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, spans)
+}
+
+/// Answers with what the next agent answered to the same text.
+struct RelayAgent {
+    next: String,
+}
+
+impl Agent for RelayAgent {
+    fn card(&self) -> AgentCard {
+        AgentCard::new("Relay Agent", "Asks the next agent.", "1.0.0").with_skill(
+            a2a_lambda_server::card::Skill::new(
+                "relay",
+                "Relay",
+                "Asks the next agent.",
+                ["relay"],
+            ),
+        )
+    }
+
+    async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
+        let client = Client::builder(&self.next).connect().await?;
+        let answer = client.send_text(&context.message.joined_text()).await?;
+        let SendResult::Task(task) = answer else {
+            return Err("the next agent answered without a task".into());
+        };
+        let echoed = task.artifacts.len().to_string();
+        events.artifact(Artifact::text("relayed", echoed)).await?;
+        events.complete().await?;
+        Ok(())
+    }
+}
+
+/// The chain itself, in the child process (its environment points telemetry at the
+/// parent's receiver).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by one_trace_from_the_caller_through_the_front_to_the_next_agent"]
+async fn chain_in_a_child() {
+    let _logs = a2a_lambda_server::serve::init_logging(a2a_lambda_server::serve::LogFormat::Text);
+    assert!(a2a_lambda_server::host::telemetry::is_on());
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let next = format!("http://{}", listener.local_addr().unwrap());
+    let router = a2a_lambda_server::router(EchoAgent, &next).unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+
+    let emulator = a2a_lambda_emulator::Emulator::new(RelayAgent { next })
+        .address("127.0.0.1:0".parse().unwrap())
+        .start()
+        .await
+        .unwrap();
+    let caller = tracing::info_span!("caller");
+    async {
+        let client = Client::builder(emulator.invocation_url(ARN))
+            .session_id(SESSION)
+            .connect()
+            .await
+            .unwrap();
+        let answer = client.send_text("hello").await.unwrap();
+        assert!(matches!(answer, SendResult::Task(_)), "{answer:?}");
+    }
+    .instrument(caller)
+    .await;
+    a2a_lambda_server::host::telemetry::flush().await;
+}
+
+fn one_named<'a>(
+    spans: &'a [Received],
+    what: impl Fn(&Received) -> bool,
+    label: &str,
+) -> &'a Received {
+    let found: Vec<_> = spans.iter().filter(|span| what(span)).collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {label} span, got {found:#?} among {spans:#?}"
+    );
+    found[0]
+}
+
+#[tokio::test]
+async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
+    let (endpoint, spans) = receiver().await;
+    let status = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args(["chain_in_a_child", "--exact", "--ignored", "--nocapture"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env("OTEL_METRICS_EXPORTER", "none")
+        .env("OTEL_SERVICE_NAME", "traced-test")
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success(), "the chain failed: {status}");
+    let spans = spans.lock().unwrap().clone();
+
+    // One trace, begun by the caller.
+    let caller = one_named(&spans, |span| span.name == "caller", "caller");
+    assert_eq!(caller.parent, "", "the caller's span is the root");
+    for span in &spans {
+        assert_eq!(
+            span.trace, caller.trace,
+            "every span in the caller's trace: {span:#?}"
+        );
+    }
+
+    // The front: a server span (kind 2), child of the caller's, carrying the session.
+    let front = one_named(
+        &spans,
+        |span| span.name.starts_with("AgentCore POST /runtimes/"),
+        "front",
+    );
+    assert_eq!(front.parent, caller.id);
+    assert_eq!(front.kind, 2, "SPAN_KIND_SERVER");
+    assert_eq!(front.attributes["session.id"], SESSION);
+
+    // The container: its server span for the send, child of the front's.
+    let sends: Vec<_> = spans
+        .iter()
+        .filter(|span| {
+            span.attributes
+                .get("rpc.method")
+                .is_some_and(|method| method == "SendMessage")
+        })
+        .collect();
+    assert_eq!(sends.len(), 2, "one send per agent: {sends:#?}");
+    let first = sends
+        .iter()
+        .find(|span| span.parent == front.id)
+        .expect("the container's send under the front");
+    assert_eq!(first.kind, 2);
+    assert_eq!(first.attributes["rpc.system.name"], "jsonrpc");
+    assert_eq!(first.attributes["a2a.protocol.version"], "1.0");
+    assert_eq!(first.attributes["a2a.binding"], "JSONRPC");
+    assert_eq!(first.attributes["http.response.status_code"], "200");
+    assert_eq!(first.attributes["session.id"], SESSION);
+    assert!(!first.attributes["a2a.task.id"].is_empty());
+
+    // The relay's run, child of its send; the next agent's send, child of that run.
+    let relay = one_named(
+        &spans,
+        |span| span.name == "invoke_agent Relay Agent",
+        "relay run",
+    );
+    assert_eq!(relay.parent, first.id);
+    assert_eq!(relay.attributes["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(
+        relay.attributes["gen_ai.conversation.id"],
+        first.attributes["a2a.context.id"]
+    );
+    let second = sends
+        .iter()
+        .find(|span| span.parent == relay.id)
+        .expect("the next agent's send under the relay's run");
+    let echo = one_named(
+        &spans,
+        |span| span.name == "invoke_agent Echo Agent",
+        "echo run",
+    );
+    assert_eq!(echo.parent, second.id);
+
+    // Each agent's task store writes, inside its run.
+    for run in [relay, echo] {
+        assert!(
+            spans
+                .iter()
+                .any(|span| span.parent == run.id && span.name.starts_with("task_store put")),
+            "a task store write under {}: {spans:#?}",
+            run.name
+        );
+    }
+}

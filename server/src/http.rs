@@ -155,7 +155,9 @@ struct RequestSpan;
 
 impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
     fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
-        if crate::telemetry::is_on() {
+        // `/ping` is the platform's health check, many a minute: not a request of the
+        // agent's, and no trace.
+        if crate::telemetry::is_on() && request.uri().path() != "/ping" {
             return crate::telemetry::request(
                 request.method(),
                 request.uri().path(),

@@ -9,6 +9,7 @@
 //! - `conns` (feature `server`): HTTP/1.1 by hand over raw sockets.
 //! - `lambda` (feature `server`): what the Lambda function's tests expect of the echo agent.
 //! - `dynamo` (feature `dynamo`): tables and task stores on moto.
+//! - `otlp` (feature `otlp`): an OTLP/HTTP receiver of spans, for the telemetry tests.
 //! - `harness` (feature `harness`): the emulator in-process or as its real binary, spoken
 //!   to over HTTP (JSON-RPC in either protocol version, SSE streams), with the helpers of
 //!   the front's and the conformance tests, and the `a2a` CLI.
@@ -28,6 +29,8 @@ pub mod harness;
 #[cfg(feature = "server")]
 pub mod lambda;
 pub mod moto;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod sse;
 mod temp_dir;
 pub mod values;

@@ -8,93 +8,17 @@
 //! process of this test binary (`chain_in_a_child`, ignored when run alone) with
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a receiver this test serves.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use a2a_lambda_client::Client;
 use a2a_lambda_client::model::SendResult;
 use a2a_lambda_server::agents::EchoAgent;
 use a2a_lambda_server::card::AgentCard;
 use a2a_lambda_server::model::Artifact;
 use a2a_lambda_server::{Agent, AgentError, EventSink, RequestContext};
-use axum::body::Bytes;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value;
-use prost::Message as _;
+use a2a_test_support::otlp::{Receiver, Span};
 use tracing::Instrument as _;
 
 const ARN: &str = "arn:aws:bedrock-agentcore:us-east-1:123456789012:runtime/traced-Zz98Yy76Xx";
 const SESSION: &str = "otel-trace-session-0000000000000000000000";
-
-/// One exported span, as the receiver read it.
-#[derive(Debug, Clone)]
-struct Received {
-    trace: String,
-    id: String,
-    parent: String,
-    name: String,
-    kind: i32,
-    attributes: HashMap<String, String>,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-fn text(value: Option<&opentelemetry_proto::tonic::common::v1::AnyValue>) -> String {
-    match value.and_then(|value| value.value.as_ref()) {
-        Some(Value::StringValue(text)) => text.clone(),
-        Some(Value::IntValue(number)) => number.to_string(),
-        Some(Value::BoolValue(flag)) => flag.to_string(),
-        Some(Value::DoubleValue(number)) => number.to_string(),
-        _ => String::new(),
-    }
-}
-
-/// An OTLP/HTTP receiver of spans (protobuf): every span it was sent.
-async fn receiver() -> (String, Arc<Mutex<Vec<Received>>>) {
-    let spans = Arc::new(Mutex::new(Vec::new()));
-    let kept = Arc::clone(&spans);
-    let app = axum::Router::new()
-        .route(
-            "/v1/traces",
-            axum::routing::post(move |body: Bytes| {
-                let kept = Arc::clone(&kept);
-                async move {
-                    let request = ExportTraceServiceRequest::decode(body).unwrap();
-                    let mut kept = kept.lock().unwrap();
-                    for resource in request.resource_spans {
-                        for scope in resource.scope_spans {
-                            for span in scope.spans {
-                                kept.push(Received {
-                                    trace: hex(&span.trace_id),
-                                    id: hex(&span.span_id),
-                                    parent: hex(&span.parent_span_id),
-                                    name: span.name.clone(),
-                                    kind: span.kind,
-                                    attributes: span
-                                        .attributes
-                                        .iter()
-                                        .map(|pair| (pair.key.clone(), text(pair.value.as_ref())))
-                                        .collect(),
-                                });
-                            }
-                        }
-                    }
-                    // An empty ExportTraceServiceResponse.
-                    (
-                        [("content-type", "application/x-protobuf")],
-                        Vec::<u8>::new(),
-                    )
-                }
-            }),
-        )
-        .route("/v1/metrics", axum::routing::post(|| async { "" }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (url, spans)
-}
 
 /// Answers with what the next agent answered to the same text.
 struct RelayAgent {
@@ -159,11 +83,7 @@ async fn chain_in_a_child() {
     a2a_lambda_server::host::telemetry::flush().await;
 }
 
-fn one_named<'a>(
-    spans: &'a [Received],
-    what: impl Fn(&Received) -> bool,
-    label: &str,
-) -> &'a Received {
+fn one_named<'a>(spans: &'a [Span], what: impl Fn(&Span) -> bool, label: &str) -> &'a Span {
     let found: Vec<_> = spans.iter().filter(|span| what(span)).collect();
     assert_eq!(
         found.len(),
@@ -175,17 +95,17 @@ fn one_named<'a>(
 
 #[tokio::test]
 async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
-    let (endpoint, spans) = receiver().await;
+    let receiver = Receiver::start().await;
     let status = tokio::process::Command::new(std::env::current_exe().unwrap())
         .args(["chain_in_a_child", "--exact", "--ignored", "--nocapture"])
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url())
         .env("OTEL_METRICS_EXPORTER", "none")
         .env("OTEL_SERVICE_NAME", "traced-test")
         .status()
         .await
         .unwrap();
     assert!(status.success(), "the chain failed: {status}");
-    let spans = spans.lock().unwrap().clone();
+    let spans = receiver.spans();
 
     // One trace, begun by the caller.
     let caller = one_named(&spans, |span| span.name == "caller", "caller");

@@ -74,11 +74,20 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
     }
 }
 
+/// Whether `path` is one AgentCore serves for the agent (not `/ping`, `/v1/…` or the
+/// emulator's `/_emulator/…`).
+#[cfg(feature = "otel")]
+fn is_invocation(path: &str) -> bool {
+    path != "/ping" && !path.starts_with("/v1/") && !path.starts_with("/_emulator")
+}
+
 /// The span of one invocation: with telemetry on, the front's server span (AgentCore's
 /// side of the trace), continuing the caller's; else a plain span its log lines carry.
 fn invocation_span(request: &Request, request_id: &str) -> tracing::Span {
+    // The emulator's own paths (its OTLP receiver among them: a span per export would
+    // be exported in turn) and the health check are not invocations.
     #[cfg(feature = "otel")]
-    if a2a_lambda_server::host::telemetry::is_on() {
+    if a2a_lambda_server::host::telemetry::is_on() && is_invocation(request.uri().path()) {
         let session = request
             .headers()
             .get(a2a_lambda_core::agentcore::SESSION_HEADER)

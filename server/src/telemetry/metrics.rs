@@ -121,7 +121,7 @@ pub(crate) fn push(outcome: &'static str) {
     }
 }
 
-/// The listener refused a connection for `reason` (`limit`, `draining`).
+/// The listener refused a connection for `reason` (`limit`: the connection cap).
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn connection_refused(reason: &'static str) {

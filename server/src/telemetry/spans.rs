@@ -112,7 +112,12 @@ pub(crate) fn record_status(span: &Span, status: StatusCode) {
 /// non-blocking send's run goes on after that request ended).
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn agent(agent_name: &str, task_id: &str, context_id: &str) -> Span {
+pub(crate) fn agent(
+    agent_name: &str,
+    task_id: &str,
+    context_id: &str,
+    session_id: Option<&str>,
+) -> Span {
     #[cfg(feature = "otel")]
     if super::is_on() {
         return tracing::info_span!(
@@ -126,6 +131,7 @@ pub(crate) fn agent(agent_name: &str, task_id: &str, context_id: &str) -> Span {
             gen_ai.conversation.id = context_id,
             a2a.task.id = task_id,
             a2a.context.id = context_id,
+            session.id = session_id,
             error.type = tracing::field::Empty,
         );
     }
@@ -167,7 +173,7 @@ pub(crate) fn push(host: &str) -> Span {
 }
 
 /// Records how a push delivery ended: `outcome` (`delivered`, `gave_up`, `refused`)
-/// after `attempts`, with the last HTTP status when one came.
+/// after `attempts`, with the webhook's 2xx status when delivered.
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn record_push(span: &Span, outcome: &str, attempts: u32, status: Option<u16>) {

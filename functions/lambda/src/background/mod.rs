@@ -157,6 +157,13 @@ pub async fn serve(
                     let _ = tokio::time::timeout_at(signaled + shutdown::DRAIN_WITHIN, served)
                         .await;
                 }
+                // What the shutdown's spans add, in what is left of Lambda's 500 ms.
+                #[cfg(feature = "otel")]
+                let _ = tokio::time::timeout_at(
+                    signaled + shutdown::SHUTDOWN_BUDGET,
+                    a2a_lambda_server::host::telemetry::flush(),
+                )
+                .await;
                 return Ok(());
             }
             error = &mut extension, if extension_runs => {

@@ -128,7 +128,12 @@ pub(crate) fn start(
     // Boxed: the runner's future is large (the agent's events, the store's writes), and
     // it may move to a task of its own after its first poll.
     crate::telemetry::record_task(&context.task_id, &context.context_id);
-    let span = crate::telemetry::agent(&deps.agent_name, &context.task_id, &context.context_id);
+    let span = crate::telemetry::agent(
+        &deps.agent_name,
+        &context.task_id,
+        &context.context_id,
+        context.session_id.as_deref(),
+    );
     let mut runner = Box::pin(crate::telemetry::instrument(
         run(deps, context, previous, keep_opening, report),
         span,

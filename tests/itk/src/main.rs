@@ -46,15 +46,23 @@ async fn main() -> Result<(), ServeError> {
 /// The container's settings for the kit, in the container's own variables: every binding
 /// on loopback, callers anonymous (no AgentCore in front to name them), and webhooks
 /// allowed to the kit's notification server on this machine.
+///
+/// The card names the gRPC interface `127.0.0.1:{port}`, as every agent of the kit does,
+/// not the container's default `http://127.0.0.1:{port}` (the absolute URL `a2a.proto`'s
+/// `AgentInterface.url` asks for): the official Python and JavaScript SDKs' gRPC clients
+/// pass that URL to gRPC as a channel target, and refuse `http://…` ("Misformatted domain
+/// name", "Name resolution failed for target dns:http://…").
 fn config(flags: &Flags) -> Result<ContainerConfig, ServeError> {
     let http_port = flags.http_port.to_string();
     let grpc_port = flags.grpc_port.to_string();
+    let grpc_target = format!("127.0.0.1:{grpc_port}");
     ContainerConfig::from_lookup(|name| {
         let value = match name {
             "A2A_HOST" => "127.0.0.1",
             "PORT" => &http_port,
             "A2A_BINDINGS" => "jsonrpc,http+json,grpc",
             "A2A_GRPC_PORT" => &grpc_port,
+            "A2A_GRPC_PUBLIC_URL" => &grpc_target,
             "A2A_IDENTITY" => "none",
             "A2A_PUSH_ALLOW_PRIVATE" => "loopback",
             _ => return None,
@@ -76,6 +84,7 @@ mod tests {
         let config = config(&flags).unwrap();
         assert_eq!(config.address, ([127, 0, 0, 1], 18001).into());
         assert_eq!(config.grpc_port, 18002);
+        assert_eq!(config.grpc_public_url.as_deref(), Some("127.0.0.1:18002"));
         assert_eq!(config.bindings.to_string(), "jsonrpc,http+json,grpc");
         let error = Flags::try_parse_from(["agent", "--httpPort", "http"]).unwrap_err();
         assert!(

@@ -281,7 +281,7 @@ lambda-local: ## Build the Lambda function and run it under the local Lambda on 
 # The A2A interop kit (a2aproject/a2a-itk, at the commit tests/itk/run.sh pins): its
 # scenarios with our agent (tests/itk) and its Python and TypeScript reference agents, in
 # every binding; prints the matrix of what passed across which pair. Not in `make test`:
-# it installs the kit, its runner's and agents' packages under tests/itk/.kit
+# it installs the kit, its runner's and agents' packages under .itk
 # (gitignored) and uv into $(TOOLS_VENV). ITK_PAIRS, ITK_PROTOCOLS, ITK_MODES choose the
 # scenarios (tests/itk/run.sh); ITK_REPO is where the kit is cloned from.
 .PHONY: itk

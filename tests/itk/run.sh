@@ -6,9 +6,10 @@
 # fails (the reference agents' own pair is shown, not judged).
 #
 # Installs what it needs when missing, all under the kit's checkout (ITK_DIR, default
-# tests/itk/.kit, gitignored): the kit (cloned from ITK_REPO), its runner's and Python
-# agent's packages (PyPI, with uv from PyPI into .venv-tools), its TypeScript agent's
-# (npm). Needs git, python3 (3.11+) with venv, node 20+ with npm, cargo, and fuser
+# .itk at the repository root, gitignored; outside every crate's folder, so cargo takes the
+# kit's Rust agent for a crate of its own): the kit (cloned from ITK_REPO), its runner's
+# and Python agent's packages (PyPI, with uv from PyPI into .venv-tools), its TypeScript
+# agent's (npm). Needs git, python3 (3.11+) with venv, node 20+ with npm, cargo, and fuser
 # (psmisc: the kit frees its ports with it); it names what is missing and stops.
 #
 # ITK_PAIRS (python,ts,python-ts; rust adds the kit's Rust agent on a2a-rs, built on
@@ -23,7 +24,7 @@ root="$(cd "$here/../.." && pwd)"
 # The kit's commit: scenarios, runner and reference agents as of 2026-07-13.
 ITK_COMMIT=cd1537f4035229839dd53a8a9fb49c1c4137ed12
 ITK_REPO="${ITK_REPO:-https://github.com/a2aproject/a2a-itk}"
-kit="${ITK_DIR:-$here/.kit}"
+kit="${ITK_DIR:-$root/.itk}"
 tools="${TOOLS_VENV:-$root/.venv-tools}"
 case "$tools" in /*) ;; *) tools="$root/$tools" ;; esac
 UV_VERSION=0.13.8
@@ -84,6 +85,19 @@ if [ ! -f "$ts/node_modules/.package-lock.json" ] || [ "$ts/package-lock.json" -
     (cd "$ts" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
 fi
 
+pairs="${ITK_PAIRS:-python,ts,python-ts}"
+
+# The kit's Rust agent (a2a-rs), only when asked for: built with its own lock into its own
+# target directory, where the kit looks for it.
+if [[ ",$pairs," == *,rust,* ]]; then
+    command -v protoc >/dev/null || missing protoc "the kit's Rust agent compiles its protos with protoc (apt-get install protobuf-compiler)"
+    rust="$kit/agents/rust/v10"
+    if [ ! -x "$rust/target/release/itk-rust-v10-agent" ]; then
+        echo "itk: building the kit's Rust agent (a2a-rs; about 15 minutes the first time)"
+        (cd "$rust" && CARGO_TARGET_DIR="$rust/target" cargo build -q --release --locked)
+    fi
+fi
+
 # Our agent, mounted where the kit looks for its `current` agent: a Cargo.toml and a
 # binary named itk-* in target/release (the kit would build it there; we build it here).
 echo "itk: building our agent (a2a-itk-agent)"
@@ -103,7 +117,7 @@ cd "$kit"
 # terminal); `uv run` uses the prepared environments offline, without syncing them.
 PATH="$tools/bin:$PATH" PYTHONPATH="$kit" ITK_LOG_LEVEL=DEBUG UV_NO_SYNC=1 UV_OFFLINE=1 \
     "$kit/.venv/bin/python" "$here/scenarios.py" \
-    --pairs "${ITK_PAIRS:-python,ts,python-ts}" \
+    --pairs "$pairs" \
     --protocols "${ITK_PROTOCOLS:-jsonrpc,http_json,grpc}" \
     --modes "${ITK_MODES:-send,stream,push,resubscribe}" \
     --results "$results" --log "$kit/logs/runner.log"

@@ -13,9 +13,9 @@
 # (psmisc: the kit frees its ports with it); it names what is missing and stops.
 #
 # ITK_PAIRS (python,ts,python-ts; rust adds the kit's Rust agent on a2a-rs, built on
-# first use: about 15 minutes and protoc), ITK_PROTOCOLS (jsonrpc,http_json,grpc),
-# ITK_MODES (send,stream,push,resubscribe) choose the scenarios. The kit's and every
-# agent's logs are in $ITK_DIR/logs/.
+# first use: about five minutes on two cores, and protoc), ITK_PROTOCOLS
+# (jsonrpc,http_json,grpc) and ITK_MODES (send,stream,push,resubscribe) choose the
+# scenarios. The kit's and every agent's logs are in $ITK_DIR/logs/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -93,7 +93,7 @@ if [[ ",$pairs," == *,rust,* ]]; then
     command -v protoc >/dev/null || missing protoc "the kit's Rust agent compiles its protos with protoc (apt-get install protobuf-compiler)"
     rust="$kit/agents/rust/v10"
     if [ ! -x "$rust/target/release/itk-rust-v10-agent" ]; then
-        echo "itk: building the kit's Rust agent (a2a-rs; about 15 minutes the first time)"
+        echo "itk: building the kit's Rust agent (a2a-rs; about five minutes the first time)"
         (cd "$rust" && CARGO_TARGET_DIR="$rust/target" cargo build -q --release --locked)
     fi
 fi

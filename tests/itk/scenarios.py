@@ -77,7 +77,8 @@ def reason_of(lines):
 # server, in notifications its reader skips.
 KIT_READS_STATUS_UPDATES_ONLY = (
     "the kit's (A2A v1.0 §4.3.3): every missing state reached its notification server, in "
-    "`task` notifications, which its reader skips (it reads `statusUpdate` only)"
+    "`task` notifications, which its reader skips (it reads `statusUpdate` and v0.3's "
+    "bare task only)"
 )
 
 

@@ -283,3 +283,13 @@ book-check: $(MDBOOK_STAMP) ## Build the guide and check its links, includes and
 lambda-local: ## Build the Lambda function and run it under the local Lambda on $(HOST):$(PORT) with the $(AGENT) agent; ARGS for more
 	$(CARGO) build --profile local -p a2a-agent -p a2a-lambda-emulator
 	"$${CARGO_TARGET_DIR:-target}/local/a2a-emulator" lambda --host $(HOST) --port $(PORT) --env A2A_AGENT=$(AGENT) --env RUST_LOG=info $(ARGS) --cmd "$${CARGO_TARGET_DIR:-target}/local/a2a-agent"
+
+# The A2A interop kit (a2aproject/a2a-itk, at the commit tests/itk/run.sh pins): its
+# scenarios with our agent (tests/itk) and its Python and TypeScript reference agents, in
+# every binding; prints the matrix of what passed across which pair. Not in `make test`:
+# it installs the kit, its runner's and agents' packages under .itk
+# (gitignored) and uv into $(TOOLS_VENV). ITK_PAIRS, ITK_PROTOCOLS, ITK_MODES choose the
+# scenarios (tests/itk/run.sh); ITK_REPO is where the kit is cloned from.
+.PHONY: itk
+itk: ## The A2A interop kit: our agent with its Python and TypeScript agents, in every binding (prints the matrix)
+	TOOLS_VENV=$(TOOLS_VENV) tests/itk/run.sh

@@ -251,7 +251,8 @@ impl FetchedCard {
         let mut interfaces = Vec::new();
         for declared in &fields.supported_interfaces {
             interfaces.push(Interface {
-                url: resolve(&url, &declared.url).map_err(&card_error)?,
+                url: resolve(&url, &declared.url, &declared.protocol_binding)
+                    .map_err(&card_error)?,
                 binding: declared.protocol_binding.clone(),
                 protocol_version: declared
                     .protocol_version
@@ -264,18 +265,19 @@ impl FetchedCard {
             .clone()
             .unwrap_or_else(|| "0.3.0".to_owned());
         if let Some(main) = &fields.url {
+            let binding = fields
+                .preferred_transport
+                .clone()
+                .unwrap_or_else(|| "JSONRPC".to_owned());
             interfaces.push(Interface {
-                url: resolve(&url, main).map_err(&card_error)?,
-                binding: fields
-                    .preferred_transport
-                    .clone()
-                    .unwrap_or_else(|| "JSONRPC".to_owned()),
+                url: resolve(&url, main, &binding).map_err(&card_error)?,
+                binding,
                 protocol_version: card_version.clone(),
             });
         }
         for declared in &fields.additional_interfaces {
             interfaces.push(Interface {
-                url: resolve(&url, &declared.url).map_err(&card_error)?,
+                url: resolve(&url, &declared.url, &declared.transport).map_err(&card_error)?,
                 binding: declared.transport.clone(),
                 protocol_version: card_version.clone(),
             });
@@ -405,7 +407,21 @@ pub fn binding_label(binding: Binding) -> &'static str {
     }
 }
 
-fn resolve(card: &Url, declared: &str) -> Result<Url, String> {
+/// An interface's URL, relative ones resolved against the card's. A gRPC interface
+/// written as a bare `host:port` (gRPC's target form, which the official Python,
+/// JavaScript and Go SDKs put in their cards instead of the absolute URL `a2a.proto`'s
+/// `AgentInterface.url` asks for) is that host and port over plaintext, as those SDKs'
+/// insecure channels read it: resolved against the card, it would name the card's own
+/// HTTP server.
+fn resolve(card: &Url, declared: &str, binding: &str) -> Result<Url, String> {
+    if binding.eq_ignore_ascii_case(Binding::Grpc.card_name())
+        && !declared.contains("://")
+        && let Ok(target) = Url::parse(&format!("http://{declared}"))
+        && target.port().is_some()
+        && target.path() == "/"
+    {
+        return Ok(target);
+    }
     card.join(declared)
         .map_err(|error| format!("interface URL {declared:?}: {error}"))
 }
@@ -557,6 +573,51 @@ mod tests {
         assert_eq!(
             relative.select(None, None).unwrap().url.as_str(),
             "http://h/rpc"
+        );
+    }
+
+    #[test]
+    fn a_grpc_interface_written_as_host_and_port_is_that_host_and_port() {
+        // As the official Python and JavaScript SDKs' servers write it, in both versions'
+        // members of a hybrid card.
+        let official = card(json!({
+            "url": "127.0.0.1:50051",
+            "preferredTransport": "GRPC",
+            "protocolVersion": "0.3",
+            "additionalInterfaces": [{"url": "127.0.0.1:50051", "transport": "GRPC"}],
+            "supportedInterfaces": [
+                {"url": "127.0.0.1:50051", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "/jsonrpc/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            ]
+        }));
+        let grpc: Vec<(&str, &str)> = official
+            .interfaces
+            .iter()
+            .filter(|interface| interface.binding == "GRPC")
+            .map(|interface| (interface.url.as_str(), interface.protocol_version.as_str()))
+            .collect();
+        assert_eq!(
+            grpc,
+            [
+                ("http://127.0.0.1:50051/", "1.0"),
+                ("http://127.0.0.1:50051/", "0.3")
+            ]
+        );
+        // Other bindings' relative URLs, and a gRPC one with a path, resolve against the card.
+        assert_eq!(
+            official
+                .select(None, Some(Binding::JsonRpc))
+                .unwrap()
+                .url
+                .as_str(),
+            "http://h/jsonrpc/"
+        );
+        let pathed = card(json!({
+            "supportedInterfaces": [{"url": "grpc/a2a", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]
+        }));
+        assert_eq!(
+            pathed.interfaces[0].url.as_str(),
+            "http://h/.well-known/grpc/a2a"
         );
     }
 

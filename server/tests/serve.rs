@@ -64,6 +64,45 @@ async fn a_container_serves_card_ping_and_json_rpc_then_stops() {
 }
 
 #[tokio::test]
+async fn map_router_serves_the_routes_where_it_puts_them() {
+    let running = Container::new(EchoAgent)
+        .address(([127, 0, 0, 1], 0).into())
+        .public_url("http://127.0.0.1:9000/agent")
+        .map_router(|a2a| {
+            axum::Router::new()
+                .nest("/agent", a2a)
+                .route("/version", axum::routing::get(|| async { "\"1.2.3\"" }))
+        })
+        .bind()
+        .await
+        .unwrap();
+    let address = running.address();
+
+    let (status, card) = exchange(address, "GET", "/agent/.well-known/agent-card.json", "").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        card["supportedInterfaces"][0]["url"],
+        "http://127.0.0.1:9000/agent"
+    );
+    let send = r#"{"jsonrpc":"2.0","id":8,"method":"message/send","params":{"message":{"kind":"message","messageId":"m-1","role":"user","parts":[{"kind":"text","text":"nested"}]}}}"#;
+    let (status, answer) = exchange(address, "POST", "/agent", send).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["result"]["artifacts"][0]["parts"][0]["text"],
+        "nested"
+    );
+    let (status, version) = exchange(address, "GET", "/version", "").await;
+    assert_eq!((status, version), (200, Value::from("1.2.3")));
+    // Only where the map put them: nothing is left at the root.
+    let (status, _) = exchange(address, "POST", "/", send).await;
+    assert_eq!(status, 404);
+    let (status, _) = exchange(address, "GET", "/.well-known/agent-card.json", "").await;
+    assert_eq!(status, 404);
+
+    running.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn without_a_public_url_the_card_names_the_bound_address_on_loopback() {
     let running = Container::new(EchoAgent)
         .address(([0, 0, 0, 0], 0).into())

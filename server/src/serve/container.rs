@@ -23,12 +23,16 @@ use crate::layers::{Layers, RouterLayer};
 use crate::listen::{self, Gauges};
 use crate::tasks::{DEFAULT_IN_MEMORY_CAPACITY, InMemoryTaskStore, TaskStore};
 
+/// What [`Container::map_router`] does to the A2A routes before they are served.
+type MapRouter = Box<dyn FnOnce(Router) -> Router + Send + Sync>;
+
 /// An agent as an AgentCore container, configured in code.
 pub struct Container {
     agent: SharedAgent,
     config: ContainerConfig,
     store: Option<Arc<dyn TaskStore>>,
     layers: Layers,
+    map_router: Option<MapRouter>,
 }
 
 impl std::fmt::Debug for Container {
@@ -53,6 +57,7 @@ impl Container {
             config,
             store: None,
             layers: Layers::default(),
+            map_router: None,
         }
     }
 
@@ -118,6 +123,31 @@ impl Container {
     /// [`Router::layer`] does.
     pub fn layer(mut self, layer: impl RouterLayer) -> Self {
         self.layers.push(layer);
+        self
+    }
+
+    /// Serves what `map` makes of the A2A routes (the card, JSON-RPC, HTTP+JSON and `/ping`,
+    /// inside the [`layer`](Self::layer)s) instead of the routes alone: to nest them under
+    /// a path, or to add routes of your own beside them, on the container's listener (its
+    /// timeouts, connection cap and graceful shutdown) and beside its gRPC binding, which
+    /// [`crate::router`] in an app of your own does not serve. The card still names the
+    /// [public URL](Self::public_url): give the nested path there.
+    ///
+    /// ```
+    /// use a2a_lambda_server::agents::EchoAgent;
+    /// use a2a_lambda_server::serve::Container;
+    ///
+    /// // The card at /agent/.well-known/agent-card.json, JSON-RPC on POST /agent.
+    /// let container = Container::new(EchoAgent)
+    ///     .public_url("http://127.0.0.1:9000/agent")
+    ///     .map_router(|a2a| axum::Router::new().nest("/agent", a2a));
+    /// # drop(container);
+    /// ```
+    pub fn map_router(
+        mut self,
+        map: impl FnOnce(Router) -> Router + Send + Sync + 'static,
+    ) -> Self {
+        self.map_router = Some(Box::new(map));
         self
     }
 
@@ -214,6 +244,9 @@ impl Container {
             },
         );
         let mut app = self.layers.wrap(app);
+        if let Some(map) = self.map_router {
+            app = map(app);
+        }
         if self.config.identity == Identity::None {
             // The user id header is not the platform's here: removed before the user's
             // layers could read it too.

@@ -17,6 +17,8 @@
 # And HTTP+JSON: both official clients told to prefer it against one a2a-container (echo
 # agent, both bindings; python/test_rest_client.py, js/rest_client.test.js), and our CLI
 # with --binding http+json against the SDK echo servers' REST routes (test_our_cli.py).
+# And trace context: the official Python client's `traceparent` continued by the emulator
+# and its agent, read back from an OTLP receiver (python/test_trace_context.py).
 # And gRPC (a2a-container built with a2a-lambda-server's `grpc` feature, on a port of its
 # own): the official Python client with a2a-sdk's grpc extra (python/test_grpc_client.py)
 # and the official Rust SDK's a2a-grpc transport (rust/tests/official_client.rs).
@@ -31,7 +33,7 @@ startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening
 echo "interop: building a2a-emulator and a2a-container"
 # The workspace's binaries with the features `cargo test --workspace` builds with (no
 # dependency is compiled a second way, as `-p a2a-lambda-emulator` alone would).
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
 container="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-container"
 
@@ -131,19 +133,21 @@ echo "interop: Python a2a-sdk with a token from a2a-emulator token, through --au
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_jwt_auth.py) || status=1
 echo "interop: AWS's boto3 (bedrock-agentcore) against the emulator: both versions, streams, refusals as modelled exceptions, retries, StopRuntimeSession"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_boto3.py) || status=1
+echo "interop: the official Python client's traceparent continued by the emulator and its agent (OTLP JSON)"
+(cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_trace_context.py) || status=1
 echo "interop: official Python client over HTTP+JSON and gRPC against a2a-container"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py test_grpc_client.py) || status=1
 echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_auth.test.js and aws_sdk.test.js start their own emulators; rest_client.test.js uses a2a-container)"
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: the official Rust SDK (a2a-lf): its client against a2a-container and the emulator, our CLI against its server"
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
 A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a" A2A_CONTAINER_BIN="$container" A2A_EMULATOR_BIN="$emulator" \
     CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
     cargo test -q --locked --manifest-path "$here/rust/Cargo.toml" || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
 export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_our_cli.py) || status=1
 

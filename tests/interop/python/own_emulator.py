@@ -26,11 +26,12 @@ def clean_env() -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def emulator(*args: str):
-    """The base URL (no trailing slash) of an emulator started with `args`."""
+def emulator(*args: str, env: dict[str, str] | None = None):
+    """The base URL (no trailing slash) of an emulator started with `args`, with `env`
+    added to its environment."""
     proc = subprocess.Popen(
         [EMULATOR, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', *args],
-        env=clean_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        env={**clean_env(), **(env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, text=True,
     )
     lines: queue.Queue[str] = queue.Queue()

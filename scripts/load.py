@@ -12,7 +12,9 @@ time over the run) and peak RSS (VmHWM). Targets:
 each with v0.3 message/send and v1.0 SendMessage (A2A-Version: 1.0) to the echo agent,
 and the container's HTTP+JSON binding, POST /message:send, and its gRPC binding,
 lf.a2a.v1.A2AService/SendMessage (the container built with its `grpc` feature), in the same
-run. Every target
+run. And the container's telemetry (a2a-lambda-server's `otel`): compiled in but off, and
+on (every span sampled, exported over OTLP/HTTP to a sink in this script), beside the
+"container v1.0" row, which has it compiled out. Every target
 runs with RUST_LOG=warn, except the "logs on" rows: the container and the front with the
 default logging (info: a line per request), stderr to a file, whose lines are counted
 (the "log lines" column: one per request answered, plus the startup lines).
@@ -152,7 +154,36 @@ def h2load(port, seconds, connections):
     }
 
 
-def measure(name, command, version, seconds, connections, logs=False):
+class OtlpSink:
+    """An OTLP/HTTP receiver that answers every export at once and counts them: where the
+    telemetry rows' container exports its spans."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        sink = self
+        self.exports = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                sink.exports += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def measure(name, command, version, seconds, connections, logs=False, extra_env=None):
     port = free_port()
     path, expect = "/", b'"result"'
     if version == "rest":
@@ -174,6 +205,7 @@ def measure(name, command, version, seconds, connections, logs=False):
         env.update(env_grpc)
     if logs:
         env.pop("RUST_LOG")
+    env.update(extra_env or {})
     log = tempfile.TemporaryFile() if logs else subprocess.DEVNULL
     process = subprocess.Popen(pinned(0, command(port)), stdout=subprocess.DEVNULL,
                                stderr=log, env=env)
@@ -223,9 +255,14 @@ def main():
     else:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-emulator", "--bin",
                         "a2a-emulator", "--example", "jsonrpc_ceiling"], cwd=ROOT, check=True)
+        release = os.path.join(ROOT, "target", "release")
+        # The container with telemetry compiled in, kept beside the one without.
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-server",
+                        "--features", "grpc,otel", "--bin", "a2a-container"], cwd=ROOT, check=True)
+        shutil.copy(os.path.join(release, "a2a-container"),
+                    os.path.join(release, "a2a-container-otel"))
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "a2a-lambda-server",
                         "--features", "grpc", "--bin", "a2a-container"], cwd=ROOT, check=True)
-        release = os.path.join(ROOT, "target", "release")
         examples = os.path.join(release, "examples")
     ceiling = lambda port: [os.path.join(examples, "jsonrpc_ceiling"), str(port)]
     def emulator(*extra):
@@ -235,6 +272,9 @@ def main():
     # `env` execs the binary in its own process, so the pid measured is the container's.
     container = lambda port: ["env", f"PORT={port}", "A2A_HOST=127.0.0.1", "A2A_AGENT=echo",
                               os.path.join(release, "a2a-container")]
+
+    container_otel = lambda port: ["env", f"PORT={port}", "A2A_HOST=127.0.0.1",
+                                   "A2A_AGENT=echo", os.path.join(release, "a2a-container-otel")]
 
     targets = [("ceiling (axum+serde_json echo)", ceiling, "0.3", False)]
     fronts = [("front", emulator()), ("front, inspector off", emulator("--inspector", "off"))]
@@ -248,13 +288,22 @@ def main():
     # `make run`'s default logging (info) against the RUST_LOG=warn rows above.
     targets.append(("container v0.3, logs on", container, "0.3", True))
     targets.append(("front v0.3, logs on", emulator(), "0.3", True))
+    # Telemetry (feature `otel`): compiled out is the "container v1.0" row above; compiled
+    # in but off (no OTEL_* variable); on, every span sampled and exported to a local sink.
+    sink = OtlpSink() if os.path.exists(os.path.join(release, "a2a-container-otel")) else None
+    if sink:
+        targets.append(("container v1.0, otel in, off", container_otel, "1.0", False))
+        targets.append(("container v1.0, otel on", container_otel, "1.0", False))
+    otel_on = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.url if sink else "",
+               "OTEL_TRACES_SAMPLER": "always_on", "OTEL_METRIC_EXPORT_INTERVAL": "1000"}
     targets = [target for target in targets
                if target[0].startswith("ceiling") or args.only in target[0]]
     runs = {name: [] for name, *_ in targets}
     for _ in range(max(args.rounds, 1)):
         for name, command, version, logs in targets:
+            extra = otel_on if name.endswith("otel on") else None
             runs[name].append(
-                measure(name, command, version, args.seconds, args.connections, logs))
+                measure(name, command, version, args.seconds, args.connections, logs, extra))
     # The median round of each target, by CPU per request.
     rows = [sorted(runs[name], key=lambda run: run["cpu_us"])[len(runs[name]) // 2]
             for name, *_ in targets]

@@ -124,6 +124,17 @@ impl Grpc {
         if let Some((key, value)) = &self.credentials {
             metadata.insert(key.clone(), value.clone());
         }
+        #[cfg(feature = "otel")]
+        {
+            let mut context = reqwest::header::HeaderMap::new();
+            crate::trace_context::inject(&mut context);
+            for (name, value) in &context {
+                let key = MetadataKey::from_bytes(name.as_str().as_bytes());
+                if let (Ok(key), Ok(value)) = (key, MetadataValue::try_from(value.as_bytes())) {
+                    metadata.insert(key, value);
+                }
+            }
+        }
         request
     }
 

@@ -39,6 +39,9 @@ pub(crate) struct GrpcService {
     engine: Arc<Engine>,
 }
 
+/// The path of the service's calls (`/{package}.{service}/{method}`), on their spans.
+const GRPC_SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
+
 impl GrpcService {
     /// The service over `engine`, as tonic serves it; `max_message_bytes` bounds a
     /// request's message (tonic's default is 4 MiB; the hosts take the HTTP bindings' body
@@ -57,10 +60,20 @@ impl GrpcService {
         let call = call_context(&request);
         let params = serde_json::value::to_raw_value(request.get_ref())
             .map_err(|error| Status::invalid_argument(error.to_string()))?;
-        Ok(self
+        // The call's server span (telemetry on), continuing the trace in its metadata.
+        let span = if crate::telemetry::is_on() {
+            crate::telemetry::request(
+                &axum::http::Method::POST,
+                GRPC_SERVICE_PATH,
+                &request.metadata().clone().into_headers(),
+            )
+        } else {
+            tracing::Span::none()
+        };
+        let handled = self
             .engine
-            .handle_operation_of("grpc", operation, Some(&params), &call)
-            .await)
+            .handle_operation_of("grpc", operation, Some(&params), &call);
+        Ok(crate::telemetry::instrument(handled, span).await)
     }
 
     async fn unary<Req: Serialize, Res: DeserializeOwned>(

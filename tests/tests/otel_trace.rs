@@ -83,6 +83,73 @@ async fn chain_in_a_child() {
     a2a_lambda_server::host::telemetry::flush().await;
 }
 
+/// The same over gRPC, in a child too: our client's call carries the caller's context in
+/// its metadata, and the container's gRPC server span continues it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by a_grpc_call_continues_the_callers_trace"]
+async fn grpc_in_a_child() {
+    let _logs = a2a_lambda_server::serve::init_logging(a2a_lambda_server::serve::LogFormat::Text);
+    let config = a2a_lambda_server::serve::ContainerConfig::from_lookup(|name| {
+        Some(
+            match name {
+                "A2A_HOST" => "127.0.0.1",
+                "PORT" | "A2A_GRPC_PORT" => "0",
+                "A2A_BINDINGS" => "jsonrpc,grpc",
+                _ => return None,
+            }
+            .to_owned(),
+        )
+    })
+    .unwrap();
+    let running = a2a_lambda_server::serve::Container::with_config(EchoAgent, config)
+        .bind()
+        .await
+        .unwrap();
+    let caller = tracing::info_span!("grpc caller");
+    async {
+        let client = Client::builder(running.url())
+            .binding(a2a_lambda_client::Binding::Grpc)
+            .connect()
+            .await
+            .unwrap();
+        let answer = client.send_text("over grpc").await.unwrap();
+        assert!(matches!(answer, SendResult::Task(_)), "{answer:?}");
+    }
+    .instrument(caller)
+    .await;
+    a2a_lambda_server::host::telemetry::flush().await;
+}
+
+#[tokio::test]
+async fn a_grpc_call_continues_the_callers_trace() {
+    let receiver = Receiver::start().await;
+    let status = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args(["grpc_in_a_child", "--exact", "--ignored", "--nocapture"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url())
+        .env("OTEL_METRICS_EXPORTER", "none")
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success(), "the gRPC call failed: {status}");
+    let spans = receiver.spans();
+    let caller = one_named(&spans, |span| span.name == "grpc caller", "caller");
+    let send = one_named(
+        &spans,
+        |span| span.attribute("rpc.method") == "SendMessage",
+        "send",
+    );
+    assert_eq!(send.trace, caller.trace);
+    assert_eq!(
+        send.parent, caller.id,
+        "the gRPC server span continues the caller's"
+    );
+    assert_eq!(send.kind, 2);
+    assert_eq!(send.attribute("rpc.system.name"), "grpc");
+    assert_eq!(send.attribute("a2a.binding"), "GRPC");
+    let run = one_named(&spans, |span| span.name == "invoke_agent Echo Agent", "run");
+    assert_eq!(run.parent, send.id);
+}
+
 fn one_named<'a>(spans: &'a [Span], what: impl Fn(&Span) -> bool, label: &str) -> &'a Span {
     let found: Vec<_> = spans.iter().filter(|span| what(span)).collect();
     assert_eq!(

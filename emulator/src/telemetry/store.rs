@@ -1,0 +1,402 @@
+//! [`Telemetry`]: the bounded memory of what the agents exported — spans grouped by trace,
+//! the oldest traces dropped first, and the newest point of each metric series.
+//!
+//! One mutex guards it, held only to add or copy (never across an await); a watch channel
+//! tells waiters that something arrived.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::records::{MetricPoint, Span, Trace, TraceSummary};
+
+/// Traces kept; past it, the trace whose first span arrived first is dropped.
+pub const MAX_TRACES: usize = 1000;
+/// Spans kept over all traces; past it, the oldest traces are dropped until they fit.
+pub const MAX_SPANS: usize = 100_000;
+/// Spans kept in one trace; a span past it is rejected (the exporter is told, as OTLP's
+/// partial success).
+pub const MAX_SPANS_PER_TRACE: usize = 10_000;
+/// Metric series kept (one point each: the newest); past it, the series first seen
+/// earliest is dropped.
+pub const MAX_METRIC_SERIES: usize = 2000;
+
+/// What the emulator's agents exported to its OTLP receiver (`/v1/traces`, `/v1/metrics`):
+/// the newest [`MAX_TRACES`] traces (at most [`MAX_SPANS`] spans) and the newest point of
+/// [`MAX_METRIC_SERIES`] metric series. A cheap handle: clones share it. From a test,
+/// read it through [`Running::telemetry`](crate::Running::telemetry).
+#[derive(Debug, Clone)]
+pub struct Telemetry {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    /// Counts the exports taken, for waiters.
+    arrived: watch::Sender<u64>,
+    max_traces: usize,
+    max_spans: usize,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Spans by trace id, in arrival order.
+    traces: HashMap<String, Vec<Span>>,
+    /// Trace ids, the one whose first span arrived first at the front.
+    order: VecDeque<String>,
+    /// Spans kept over all traces.
+    spans: usize,
+    dropped_traces: u64,
+    rejected_spans: u64,
+    /// The newest point by series key (service, name, attributes).
+    series: HashMap<String, MetricPoint>,
+    /// Series keys, the one first seen earliest at the front.
+    series_order: VecDeque<String>,
+    dropped_series: u64,
+    rejected_points: u64,
+}
+
+/// How many entries of one export were rejected, and why.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Rejected {
+    pub(super) count: u64,
+    pub(super) why: Option<String>,
+}
+
+impl Telemetry {
+    /// A store with the default bounds.
+    pub(crate) fn new() -> Self {
+        Self::bounded(MAX_TRACES, MAX_SPANS)
+    }
+
+    /// A store keeping `max_traces` traces and `max_spans` spans (at least one of each).
+    fn bounded(max_traces: usize, max_spans: usize) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                arrived: watch::Sender::new(0),
+                max_traces: max_traces.max(1),
+                max_spans: max_spans.max(1),
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `spans`; returns how many were rejected (past [`MAX_SPANS_PER_TRACE`]).
+    pub(super) fn add_spans(&self, spans: Vec<Span>) -> Rejected {
+        let mut rejected = Rejected::default();
+        {
+            let mut state = self.lock();
+            for span in spans {
+                match state.traces.get_mut(&span.trace_id) {
+                    Some(kept) if kept.len() >= MAX_SPANS_PER_TRACE => {
+                        rejected.count += 1;
+                        rejected.why.get_or_insert_with(|| {
+                            format!(
+                                "trace {} already holds the {MAX_SPANS_PER_TRACE} spans the \
+                                 emulator keeps of one trace",
+                                span.trace_id
+                            )
+                        });
+                        continue;
+                    }
+                    Some(kept) => kept.push(span),
+                    None => {
+                        state.order.push_back(span.trace_id.clone());
+                        state.traces.insert(span.trace_id.clone(), vec![span]);
+                    }
+                }
+                state.spans += 1;
+                while state.order.len() > self.shared.max_traces
+                    || state.spans > self.shared.max_spans
+                {
+                    let Some(oldest) = state.order.pop_front() else {
+                        break;
+                    };
+                    let gone = state.traces.remove(&oldest).map_or(0, |spans| spans.len());
+                    state.spans -= gone;
+                    state.dropped_traces += 1;
+                }
+            }
+            state.rejected_spans += rejected.count;
+        }
+        self.shared.arrived.send_modify(|count| *count += 1);
+        rejected
+    }
+
+    /// Keeps `points`, each its series' newest.
+    pub(super) fn add_points(&self, points: Vec<MetricPoint>) {
+        {
+            let mut state = self.lock();
+            for point in points {
+                let key = series_key(&point);
+                if state.series.insert(key.clone(), point).is_none() {
+                    state.series_order.push_back(key);
+                }
+                while state.series_order.len() > MAX_METRIC_SERIES {
+                    if let Some(oldest) = state.series_order.pop_front() {
+                        state.series.remove(&oldest);
+                        state.dropped_series += 1;
+                    }
+                }
+            }
+        }
+        self.shared.arrived.send_modify(|count| *count += 1);
+    }
+
+    /// Counts data points rejected by the receiver.
+    pub(super) fn count_rejected_points(&self, count: u64) {
+        self.lock().rejected_points += count;
+    }
+
+    /// Counts spans rejected by the receiver.
+    pub(super) fn count_rejected_spans(&self, count: u64) {
+        self.lock().rejected_spans += count;
+    }
+
+    /// The traces kept, the oldest (by its first span's arrival) first.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// let telemetry = emulator.telemetry().expect("the inspector is on by default");
+    /// assert!(telemetry.traces().is_empty());
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn traces(&self) -> Vec<TraceSummary> {
+        let state = self.lock();
+        state
+            .order
+            .iter()
+            .filter_map(|id| Some(trace(id, state.traces.get(id)?).summary()))
+            .collect()
+    }
+
+    /// Trace `trace_id` (32 hex digits, any case), its spans earliest first, while it is kept.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// let telemetry = emulator.telemetry().expect("the inspector is on by default");
+    /// assert!(telemetry.trace("4bf92f3577b34da6a3ce929d0e0e4736").is_none());
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn trace(&self, trace_id: &str) -> Option<Trace> {
+        let id = trace_id.to_ascii_lowercase();
+        let state = self.lock();
+        state.traces.get(&id).map(|spans| trace(&id, spans))
+    }
+
+    /// The newest point of each metric series kept, the series first seen earliest first.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// assert!(emulator.telemetry().expect("on by default").metrics().is_empty());
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn metrics(&self) -> Vec<MetricPoint> {
+        let state = self.lock();
+        state
+            .series_order
+            .iter()
+            .filter_map(|key| state.series.get(key).cloned())
+            .collect()
+    }
+
+    /// How many traces were dropped to keep the bounds.
+    pub fn dropped_traces(&self) -> u64 {
+        self.lock().dropped_traces
+    }
+
+    /// How many spans were rejected (an invalid id, a full trace); their exporters were
+    /// told, in OTLP's partial success.
+    pub fn rejected_spans(&self) -> u64 {
+        self.lock().rejected_spans
+    }
+
+    /// How many metric series were dropped to keep the bound.
+    pub fn dropped_series(&self) -> u64 {
+        self.lock().dropped_series
+    }
+
+    /// How many metric data points were rejected (a metric without a name).
+    pub fn rejected_points(&self) -> u64 {
+        self.lock().rejected_points
+    }
+
+    /// Forgets every trace and metric kept (the counts go on).
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        state.traces.clear();
+        state.order.clear();
+        state.spans = 0;
+        state.series.clear();
+        state.series_order.clear();
+    }
+
+    /// Waits up to `timeout` until trace `trace_id` holds at least `spans` spans (an
+    /// exporter sends in batches, after the request that made them has been answered),
+    /// and returns it then — with fewer spans, or `None`, when the time ran out.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # use std::time::Duration;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// let telemetry = emulator.telemetry().expect("the inspector is on by default");
+    /// let trace = telemetry
+    ///     .wait_for_trace("4bf92f3577b34da6a3ce929d0e0e4736", 1, Duration::from_millis(10))
+    ///     .await;
+    /// assert!(trace.is_none(), "nothing exported");
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub async fn wait_for_trace(
+        &self,
+        trace_id: &str,
+        spans: usize,
+        timeout: Duration,
+    ) -> Option<Trace> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut arrived = self.shared.arrived.subscribe();
+        loop {
+            let found = self.trace(trace_id);
+            if found
+                .as_ref()
+                .is_some_and(|trace| trace.spans.len() >= spans)
+            {
+                return found;
+            }
+            if tokio::time::timeout_at(deadline, arrived.changed())
+                .await
+                .is_err()
+            {
+                return self.trace(trace_id);
+            }
+        }
+    }
+}
+
+/// Trace `id` of `spans`, sorted by start.
+fn trace(id: &str, spans: &[Span]) -> Trace {
+    let mut spans = spans.to_vec();
+    spans.sort_by_key(|span| span.start_unix_nano);
+    Trace {
+        trace_id: id.to_owned(),
+        spans,
+    }
+}
+
+/// What tells one metric series from another: its service, name and attributes.
+fn series_key(point: &MetricPoint) -> String {
+    let attributes = Value::Object(point.attributes.clone());
+    format!(
+        "{}\u{0}{}\u{0}{attributes}",
+        point.service_name.as_deref().unwrap_or(""),
+        point.name
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::records::{MetricValue, Number, SpanKind, StatusCode};
+    use serde_json::Map;
+
+    fn span(trace: u8, span: u8) -> Span {
+        Span {
+            trace_id: format!("{trace:032x}"),
+            span_id: format!("{span:016x}"),
+            parent_span_id: None,
+            name: format!("s{span}"),
+            kind: SpanKind::Internal,
+            start_unix_nano: u64::from(span),
+            end_unix_nano: u64::from(span) + 1,
+            attributes: Map::new(),
+            status: StatusCode::Unset,
+            status_message: String::new(),
+            service_name: None,
+            scope: None,
+            events: Vec::new(),
+        }
+    }
+
+    fn ids(telemetry: &Telemetry) -> Vec<String> {
+        telemetry
+            .traces()
+            .into_iter()
+            .map(|trace| trace.trace_id[30..].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn past_the_trace_bound_the_oldest_trace_is_dropped_and_counted() {
+        let telemetry = Telemetry::bounded(2, 100);
+        telemetry.add_spans(vec![span(1, 1), span(2, 2)]);
+        // A span of the oldest trace does not make it newer: arrival order of its first span.
+        telemetry.add_spans(vec![span(1, 3), span(3, 4)]);
+        assert_eq!(ids(&telemetry), ["02", "03"]);
+        assert_eq!(telemetry.dropped_traces(), 1);
+        assert!(telemetry.trace(&format!("{:032x}", 1)).is_none());
+    }
+
+    #[test]
+    fn past_the_span_bound_the_oldest_traces_are_dropped_until_they_fit() {
+        let telemetry = Telemetry::bounded(10, 3);
+        telemetry.add_spans(vec![span(1, 1), span(1, 2), span(2, 3)]);
+        telemetry.add_spans(vec![span(3, 4)]);
+        assert_eq!(ids(&telemetry), ["02", "03"]);
+        assert_eq!(telemetry.dropped_traces(), 1);
+        assert_eq!(telemetry.rejected_spans(), 0);
+    }
+
+    #[test]
+    fn a_series_keeps_its_newest_point_and_the_oldest_series_goes_first() {
+        let telemetry = Telemetry::new();
+        let point = |name: &str, value: i64| MetricPoint {
+            name: name.to_owned(),
+            unit: String::new(),
+            description: String::new(),
+            service_name: Some("agent".to_owned()),
+            attributes: Map::new(),
+            time_unix_nano: 1,
+            value: MetricValue::Gauge(Number::Int(value)),
+        };
+        telemetry.add_points(vec![point("a", 1), point("b", 2), point("a", 3)]);
+        let kept = telemetry.metrics();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].value, MetricValue::Gauge(Number::Int(3)));
+        let many: Vec<MetricPoint> = (0..=MAX_METRIC_SERIES)
+            .map(|n| point(&format!("m{n}"), 0))
+            .collect();
+        telemetry.add_points(many);
+        assert_eq!(telemetry.metrics().len(), MAX_METRIC_SERIES);
+        assert_eq!(telemetry.dropped_series(), 3);
+        assert_eq!(telemetry.metrics()[0].name, "m1");
+    }
+}

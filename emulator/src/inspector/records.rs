@@ -156,6 +156,25 @@ impl InvocationRecord {
     /// Format: W3C Trace Context, "traceparent Header"
     /// (<https://www.w3.org/TR/trace-context/#traceparent-header>): `00-{trace id}-{parent
     /// id}-{flags}`, an all-zero trace id invalid.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::{Emulator, InvocationFilter};
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # use std::time::Duration;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// reqwest::Client::new()
+    ///     .get(format!("{}/ping", emulator.url()))
+    ///     .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    ///     .send()
+    ///     .await?;
+    /// let journal = emulator.journal().expect("the inspector is on by default");
+    /// let seen = journal.wait_for(&InvocationFilter::all(), 1, Duration::from_secs(5)).await;
+    /// assert_eq!(seen[0].trace_id().as_deref(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
     pub fn trace_id(&self) -> Option<String> {
         let header = self
             .request_header("traceparent")

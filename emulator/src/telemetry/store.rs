@@ -28,6 +28,51 @@ pub const MAX_METRIC_SERIES: usize = 2000;
 /// the newest [`MAX_TRACES`] traces (at most [`MAX_SPANS`] spans) and the newest point of
 /// [`MAX_METRIC_SERIES`] metric series. A cheap handle: clones share it. From a test,
 /// read it through [`Running::telemetry`](crate::Running::telemetry).
+///
+/// ```
+/// use a2a_lambda_emulator::Emulator;
+/// use a2a_lambda_emulator::telemetry::SpanKind;
+/// use a2a_lambda_server::agents::EchoAgent;
+/// use std::time::Duration;
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let emulator = Emulator::new(EchoAgent).start().await?;
+/// // What an exporter sends (here in OTLP JSON): one server span naming its session.
+/// let export = serde_json::json!({"resourceSpans": [{
+///     "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "my-agent"}}]},
+///     "scopeSpans": [{"spans": [{
+///         "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7",
+///         "name": "SendMessage", "kind": 2,
+///         "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000250000000",
+///         "attributes": [{"key": "session.id", "value": {"stringValue": "s-1"}}],
+///     }]}],
+/// }]});
+/// let endpoint = emulator.otlp_endpoint().expect("the inspector is on by default");
+/// let answer = reqwest::Client::new()
+///     .post(format!("{endpoint}/v1/traces"))
+///     .header("content-type", "application/json")
+///     .body(export.to_string())
+///     .send()
+///     .await?;
+/// assert_eq!(answer.status(), 200);
+///
+/// let telemetry = emulator.telemetry().expect("the inspector is on by default");
+/// let trace = telemetry
+///     .wait_for_trace("4bf92f3577b34da6a3ce929d0e0e4736", 1, Duration::from_secs(5))
+///     .await
+///     .expect("kept");
+/// let root = trace.root().expect("one span");
+/// assert_eq!((root.name.as_str(), root.kind), ("SendMessage", SpanKind::Server));
+/// assert_eq!(root.duration(), Duration::from_millis(250));
+/// assert_eq!(trace.session_id(), Some("s-1"));
+/// assert_eq!(telemetry.traces()[0].services, ["my-agent"]);
+/// assert_eq!((telemetry.dropped_traces(), telemetry.rejected_spans()), (0, 0));
+/// telemetry.clear();
+/// assert!(telemetry.trace("4bf92f3577b34da6a3ce929d0e0e4736").is_none());
+/// # Ok(())
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+/// ```
 #[derive(Debug, Clone)]
 pub struct Telemetry {
     shared: Arc<Shared>,

@@ -30,4 +30,7 @@ pub use records::{
     MetricPoint, MetricValue, Number, SESSION_ID_ATTRIBUTE, Span, SpanEvent, SpanKind, StatusCode,
     Trace, TraceSummary,
 };
-pub use store::{MAX_METRIC_SERIES, MAX_SPANS, MAX_SPANS_PER_TRACE, MAX_TRACES, Telemetry};
+pub use store::{
+    MAX_METRIC_BYTES, MAX_METRIC_SERIES, MAX_SPAN_BYTES, MAX_SPANS, MAX_SPANS_PER_TRACE,
+    MAX_TRACES, Telemetry,
+};

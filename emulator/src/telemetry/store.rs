@@ -8,25 +8,35 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::watch;
 
-use super::records::{MetricPoint, Span, Trace, TraceSummary};
+use super::records::{MetricPoint, MetricValue, Span, Trace, TraceSummary};
 
 /// Traces kept; past it, the trace whose first span arrived first is dropped.
 pub const MAX_TRACES: usize = 1000;
 /// Spans kept over all traces; past it, the oldest traces are dropped until they fit.
 pub const MAX_SPANS: usize = 100_000;
+/// About how many bytes the spans kept take, all together (names, ids, attributes,
+/// events); past it, the oldest traces are dropped until they fit.
+pub const MAX_SPAN_BYTES: usize = 128 * 1024 * 1024;
 /// Spans kept in one trace; a span past it is rejected (the exporter is told, as OTLP's
 /// partial success).
 pub const MAX_SPANS_PER_TRACE: usize = 10_000;
 /// Metric series kept (one point each: the newest); past it, the series first seen
 /// earliest is dropped.
 pub const MAX_METRIC_SERIES: usize = 2000;
+/// About how many bytes the metric series kept take, all together; past it, the series
+/// first seen earliest are dropped until they fit.
+pub const MAX_METRIC_BYTES: usize = 16 * 1024 * 1024;
+/// What a span or a point is counted as besides its text: its fixed fields and the maps'
+/// overhead.
+const ENTRY_OVERHEAD: usize = 256;
 
 /// What the emulator's agents exported to its OTLP receiver (`/v1/traces`, `/v1/metrics`):
-/// the newest [`MAX_TRACES`] traces (at most [`MAX_SPANS`] spans) and the newest point of
-/// [`MAX_METRIC_SERIES`] metric series. A cheap handle: clones share it. From a test,
+/// the newest [`MAX_TRACES`] traces (at most [`MAX_SPANS`] spans, about
+/// [`MAX_SPAN_BYTES`]) and the newest point of [`MAX_METRIC_SERIES`] metric series (about
+/// [`MAX_METRIC_BYTES`]). A cheap handle: clones share it. From a test,
 /// read it through [`Running::telemetry`](crate::Running::telemetry).
 ///
 /// ```
@@ -83,22 +93,43 @@ struct Shared {
     state: Mutex<State>,
     /// Counts the exports taken, for waiters.
     arrived: watch::Sender<u64>,
-    max_traces: usize,
-    max_spans: usize,
+    bounds: Bounds,
+}
+
+/// What the store keeps at most.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    traces: usize,
+    spans: usize,
+    span_bytes: usize,
+    series: usize,
+    metric_bytes: usize,
+}
+
+/// One trace's spans, in arrival order, and about how many bytes they take.
+#[derive(Debug, Default)]
+struct Kept {
+    spans: Vec<Span>,
+    bytes: usize,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    /// Spans by trace id, in arrival order.
-    traces: HashMap<String, Vec<Span>>,
+    /// Spans by trace id.
+    traces: HashMap<String, Kept>,
     /// Trace ids, the one whose first span arrived first at the front.
     order: VecDeque<String>,
     /// Spans kept over all traces.
     spans: usize,
+    /// About how many bytes they take.
+    span_bytes: usize,
     dropped_traces: u64,
     rejected_spans: u64,
-    /// The newest point by series key (service, name, attributes).
-    series: HashMap<String, MetricPoint>,
+    /// The newest point by series key (service, name, attributes), and about how many
+    /// bytes it takes.
+    series: HashMap<String, (MetricPoint, usize)>,
+    /// About how many bytes the series take.
+    metric_bytes: usize,
     /// Series keys, the one first seen earliest at the front.
     series_order: VecDeque<String>,
     dropped_series: u64,
@@ -115,17 +146,21 @@ pub(super) struct Rejected {
 impl Telemetry {
     /// A store with the default bounds.
     pub(crate) fn new() -> Self {
-        Self::bounded(MAX_TRACES, MAX_SPANS)
+        Self::bounded(Bounds {
+            traces: MAX_TRACES,
+            spans: MAX_SPANS,
+            span_bytes: MAX_SPAN_BYTES,
+            series: MAX_METRIC_SERIES,
+            metric_bytes: MAX_METRIC_BYTES,
+        })
     }
 
-    /// A store keeping `max_traces` traces and `max_spans` spans (at least one of each).
-    fn bounded(max_traces: usize, max_spans: usize) -> Self {
+    fn bounded(bounds: Bounds) -> Self {
         Self {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 arrived: watch::Sender::new(0),
-                max_traces: max_traces.max(1),
-                max_spans: max_spans.max(1),
+                bounds,
             }),
         }
     }
@@ -142,9 +177,11 @@ impl Telemetry {
         let mut rejected = Rejected::default();
         {
             let mut state = self.lock();
+            let bounds = self.shared.bounds;
             for span in spans {
+                let bytes = span_bytes(&span);
                 match state.traces.get_mut(&span.trace_id) {
-                    Some(kept) if kept.len() >= MAX_SPANS_PER_TRACE => {
+                    Some(kept) if kept.spans.len() >= MAX_SPANS_PER_TRACE => {
                         rejected.count += 1;
                         rejected.why.get_or_insert_with(|| {
                             format!(
@@ -155,21 +192,32 @@ impl Telemetry {
                         });
                         continue;
                     }
-                    Some(kept) => kept.push(span),
+                    Some(kept) => {
+                        kept.spans.push(span);
+                        kept.bytes += bytes;
+                    }
                     None => {
                         state.order.push_back(span.trace_id.clone());
-                        state.traces.insert(span.trace_id.clone(), vec![span]);
+                        let kept = Kept {
+                            spans: vec![span],
+                            bytes,
+                        };
+                        state.traces.insert(kept.spans[0].trace_id.clone(), kept);
                     }
                 }
                 state.spans += 1;
-                while state.order.len() > self.shared.max_traces
-                    || state.spans > self.shared.max_spans
+                state.span_bytes += bytes;
+                while state.order.len() > bounds.traces
+                    || state.spans > bounds.spans
+                    || state.span_bytes > bounds.span_bytes
                 {
                     let Some(oldest) = state.order.pop_front() else {
                         break;
                     };
-                    let gone = state.traces.remove(&oldest).map_or(0, |spans| spans.len());
-                    state.spans -= gone;
+                    if let Some(gone) = state.traces.remove(&oldest) {
+                        state.spans -= gone.spans.len();
+                        state.span_bytes -= gone.bytes;
+                    }
                     state.dropped_traces += 1;
                 }
             }
@@ -183,16 +231,25 @@ impl Telemetry {
     pub(super) fn add_points(&self, points: Vec<MetricPoint>) {
         {
             let mut state = self.lock();
+            let bounds = self.shared.bounds;
             for point in points {
                 let key = series_key(&point);
-                if state.series.insert(key.clone(), point).is_none() {
-                    state.series_order.push_back(key);
+                let bytes = key.len() + point_bytes(&point);
+                state.metric_bytes += bytes;
+                match state.series.insert(key.clone(), (point, bytes)) {
+                    Some((_, before)) => state.metric_bytes -= before,
+                    None => state.series_order.push_back(key),
                 }
-                while state.series_order.len() > MAX_METRIC_SERIES {
-                    if let Some(oldest) = state.series_order.pop_front() {
-                        state.series.remove(&oldest);
-                        state.dropped_series += 1;
+                while state.series_order.len() > bounds.series
+                    || state.metric_bytes > bounds.metric_bytes
+                {
+                    let Some(oldest) = state.series_order.pop_front() else {
+                        break;
+                    };
+                    if let Some((_, gone)) = state.series.remove(&oldest) {
+                        state.metric_bytes -= gone;
                     }
+                    state.dropped_series += 1;
                 }
             }
         }
@@ -227,7 +284,7 @@ impl Telemetry {
         state
             .order
             .iter()
-            .filter_map(|id| Some(trace(id, state.traces.get(id)?).summary()))
+            .filter_map(|id| Some(trace(id, &state.traces.get(id)?.spans).summary()))
             .collect()
     }
 
@@ -247,7 +304,7 @@ impl Telemetry {
     pub fn trace(&self, trace_id: &str) -> Option<Trace> {
         let id = trace_id.to_ascii_lowercase();
         let state = self.lock();
-        state.traces.get(&id).map(|spans| trace(&id, spans))
+        state.traces.get(&id).map(|kept| trace(&id, &kept.spans))
     }
 
     /// The newest point of each metric series kept, the series first seen earliest first.
@@ -267,7 +324,7 @@ impl Telemetry {
         state
             .series_order
             .iter()
-            .filter_map(|key| state.series.get(key).cloned())
+            .filter_map(|key| state.series.get(key).map(|(point, _)| point.clone()))
             .collect()
     }
 
@@ -298,8 +355,10 @@ impl Telemetry {
         state.traces.clear();
         state.order.clear();
         state.spans = 0;
+        state.span_bytes = 0;
         state.series.clear();
         state.series_order.clear();
+        state.metric_bytes = 0;
     }
 
     /// Waits up to `timeout` until trace `trace_id` holds at least `spans` spans (an
@@ -357,6 +416,54 @@ fn trace(id: &str, spans: &[Span]) -> Trace {
     }
 }
 
+/// About how many bytes `value` takes.
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        Value::Array(values) => values.iter().map(value_bytes).sum::<usize>() + 8,
+        Value::Object(map) => map_bytes(map) + 8,
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
+    }
+}
+
+/// About how many bytes `map` takes.
+fn map_bytes(map: &Map<String, Value>) -> usize {
+    map.iter()
+        .map(|(key, value)| key.len() + value_bytes(value))
+        .sum()
+}
+
+/// About how many bytes `span` takes.
+fn span_bytes(span: &Span) -> usize {
+    ENTRY_OVERHEAD
+        + span.name.len()
+        + span.status_message.len()
+        + map_bytes(&span.attributes)
+        + span
+            .events
+            .iter()
+            .map(|event| ENTRY_OVERHEAD + event.name.len() + map_bytes(&event.attributes))
+            .sum::<usize>()
+}
+
+/// About how many bytes `point` takes.
+fn point_bytes(point: &MetricPoint) -> usize {
+    let buckets = match &point.value {
+        MetricValue::Histogram {
+            bounds,
+            bucket_counts,
+            ..
+        } => 8 * (bounds.len() + bucket_counts.len()),
+        _ => 0,
+    };
+    ENTRY_OVERHEAD
+        + point.name.len()
+        + point.unit.len()
+        + point.description.len()
+        + map_bytes(&point.attributes)
+        + buckets
+}
+
 /// What tells one metric series from another: its service, name and attributes.
 fn series_key(point: &MetricPoint) -> String {
     let attributes = Value::Object(point.attributes.clone());
@@ -370,8 +477,17 @@ fn series_key(point: &MetricPoint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::records::{MetricValue, Number, SpanKind, StatusCode};
-    use serde_json::Map;
+    use crate::telemetry::records::{Number, SpanKind, StatusCode};
+
+    fn bounds(traces: usize, spans: usize, span_bytes: usize) -> Telemetry {
+        Telemetry::bounded(Bounds {
+            traces,
+            spans,
+            span_bytes,
+            series: MAX_METRIC_SERIES,
+            metric_bytes: MAX_METRIC_BYTES,
+        })
+    }
 
     fn span(trace: u8, span: u8) -> Span {
         Span {
@@ -401,7 +517,7 @@ mod tests {
 
     #[test]
     fn past_the_trace_bound_the_oldest_trace_is_dropped_and_counted() {
-        let telemetry = Telemetry::bounded(2, 100);
+        let telemetry = bounds(2, 100, MAX_SPAN_BYTES);
         telemetry.add_spans(vec![span(1, 1), span(2, 2)]);
         // A span of the oldest trace does not make it newer: arrival order of its first span.
         telemetry.add_spans(vec![span(1, 3), span(3, 4)]);
@@ -412,12 +528,28 @@ mod tests {
 
     #[test]
     fn past_the_span_bound_the_oldest_traces_are_dropped_until_they_fit() {
-        let telemetry = Telemetry::bounded(10, 3);
+        let telemetry = bounds(10, 3, MAX_SPAN_BYTES);
         telemetry.add_spans(vec![span(1, 1), span(1, 2), span(2, 3)]);
         telemetry.add_spans(vec![span(3, 4)]);
         assert_eq!(ids(&telemetry), ["02", "03"]);
         assert_eq!(telemetry.dropped_traces(), 1);
         assert_eq!(telemetry.rejected_spans(), 0);
+    }
+
+    #[test]
+    fn past_the_byte_bound_the_oldest_traces_are_dropped_until_they_fit() {
+        // Room for about three small spans, then one with a large attribute.
+        let telemetry = bounds(10, 100, 3 * (ENTRY_OVERHEAD + 2) + 10);
+        telemetry.add_spans(vec![span(1, 1), span(2, 2), span(3, 3)]);
+        assert_eq!(ids(&telemetry), ["01", "02", "03"]);
+        let mut large = span(4, 4);
+        large.attributes.insert(
+            "a".to_owned(),
+            Value::String("x".repeat(2 * ENTRY_OVERHEAD)),
+        );
+        telemetry.add_spans(vec![large]);
+        assert_eq!(ids(&telemetry), ["04"]);
+        assert_eq!(telemetry.dropped_traces(), 3);
     }
 
     #[test]

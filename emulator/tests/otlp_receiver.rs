@@ -1,7 +1,8 @@
 //! The emulator's OTLP/HTTP receiver through the library: exports in protobuf, OTLP JSON
 //! and gzip, the answers OTLP/HTTP defines (200 with an `Export*ServiceResponse`, partial
-//! success, 400/413/415 with a `google.rpc.Status`), the bounds, and what the API
-//! (`/_emulator/api/traces`, `/_emulator/api/metrics`) and `Running::telemetry` show.
+//! success, 400/413/415 with a `google.rpc.Status`), the bounds, what the API
+//! (`/_emulator/api/traces`, `/_emulator/api/metrics`) and `Running::telemetry` show, and
+//! the `OTEL_*` variables an `--agent-cmd` process is given.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::io::Write as _;
@@ -649,4 +650,62 @@ async fn with_the_inspector_off_there_is_no_receiver() {
     )
     .await;
     assert_eq!(status, 404);
+}
+
+/// What an `--agent-cmd` process of an emulator made with `inspector` on or off sees of
+/// OpenTelemetry's variables (the process writes them to a file and exits), and the
+/// emulator's URL.
+async fn agent_environment(inspector: bool, name: &str) -> (String, String) {
+    let dir = std::env::temp_dir().join(format!("a2a-otlp-env-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("env");
+    let command = format!(
+        "echo \"${{OTEL_EXPORTER_OTLP_ENDPOINT-unset}} ${{OTEL_EXPORTER_OTLP_PROTOCOL-unset}} \
+         ${{OTEL_SERVICE_NAME-unset}}\" > '{}'",
+        file.display()
+    );
+    let emulator = Emulator::command(command)
+        .inspector(inspector)
+        .start()
+        .await
+        .unwrap();
+    // The process exits without listening: the invocation is 424, the file written.
+    let reply = reqwest::Client::new()
+        .post(emulator.url())
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 424);
+    let written = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (written.trim().to_owned(), emulator.url().to_owned())
+}
+
+#[tokio::test]
+async fn an_agent_process_is_pointed_at_the_receiver_unless_told_otherwise() {
+    // What this test's own environment sets, the process inherits instead.
+    let given = |name: &str, ours: &str| std::env::var(name).unwrap_or_else(|_| ours.to_owned());
+    let (seen, url) = agent_environment(true, "on").await;
+    assert_eq!(
+        seen,
+        format!(
+            "{} {} {}",
+            given("OTEL_EXPORTER_OTLP_ENDPOINT", &url),
+            given("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+            given("OTEL_SERVICE_NAME", "agent-cmd"),
+        )
+    );
+    // No receiver, no pointer to it.
+    let (seen, _) = agent_environment(false, "off").await;
+    assert_eq!(
+        seen,
+        format!(
+            "{} {} {}",
+            given("OTEL_EXPORTER_OTLP_ENDPOINT", "unset"),
+            given("OTEL_EXPORTER_OTLP_PROTOCOL", "unset"),
+            given("OTEL_SERVICE_NAME", "unset"),
+        )
+    );
 }

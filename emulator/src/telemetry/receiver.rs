@@ -68,6 +68,8 @@ const NOT_FOUND: i32 = 5;
 const RESOURCE_EXHAUSTED: i32 = 8;
 /// `google.rpc.Code.UNIMPLEMENTED`.
 const UNIMPLEMENTED: i32 = 12;
+/// `google.rpc.Code.INTERNAL`.
+const INTERNAL: i32 = 13;
 
 /// Whether `path` is one of the receiver's.
 pub(crate) fn is_otlp_path(path: &str) -> bool {
@@ -195,12 +197,25 @@ pub(crate) async fn serve(telemetry: Telemetry, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err(refusal) => return refusal.answer(Some(encoding)),
     };
-    let answer = if path == TRACES_PATH {
-        traces(&telemetry, encoding, &bytes)
-    } else {
-        metrics(&telemetry, encoding, &bytes)
-    };
-    answer.unwrap_or_else(|refusal| refusal.answer(Some(encoding)))
+    // Decoding up to 20 MiB takes a while: off the threads that serve invocations.
+    let is_traces = path == TRACES_PATH;
+    let decoded = tokio::task::spawn_blocking(move || {
+        if is_traces {
+            traces(&telemetry, encoding, &bytes)
+        } else {
+            metrics(&telemetry, encoding, &bytes)
+        }
+    })
+    .await;
+    match decoded {
+        Ok(answer) => answer.unwrap_or_else(|refusal| refusal.answer(Some(encoding))),
+        Err(error) => Refusal::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            INTERNAL,
+            format!("the export could not be read: {error}"),
+        )
+        .answer(Some(encoding)),
+    }
 }
 
 /// The body, gunzipped when it says so, at most [`MAX_BODY_BYTES`] either way.

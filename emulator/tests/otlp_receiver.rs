@@ -8,7 +8,7 @@
 use std::io::Write as _;
 use std::time::Duration;
 
-use a2a_lambda_emulator::telemetry::{MAX_TRACES, SpanKind, StatusCode};
+use a2a_lambda_emulator::telemetry::{MAX_TRACES, SpanKind, SpanStatus};
 use a2a_lambda_emulator::{Emulator, InvocationFilter, Running};
 use a2a_lambda_server::agents::EchoAgent;
 use opentelemetry_proto::tonic::collector::trace::v1::{
@@ -248,7 +248,7 @@ async fn an_otlp_json_export_is_kept_and_the_api_shows_it_exactly() {
     let telemetry = emulator.telemetry().unwrap();
     let kept = telemetry.trace(TRACE).unwrap();
     assert_eq!(kept.root().unwrap().kind, SpanKind::Server);
-    assert_eq!(kept.spans[2].status, StatusCode::Error);
+    assert_eq!(kept.spans[2].status, SpanStatus::Error);
     assert_eq!(
         kept.spans[2].parent_span_id.as_deref(),
         Some("1111111111111111")

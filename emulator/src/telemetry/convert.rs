@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use serde_json::{Map, Value};
 
-use super::records::{MetricPoint, MetricValue, Number, Span, SpanEvent, SpanKind, StatusCode};
+use super::records::{MetricPoint, MetricValue, Number, Span, SpanEvent, SpanKind, SpanStatus};
 
 /// What one request carried: what can be kept, and how many entries cannot (with the
 /// first reason).
@@ -157,7 +157,7 @@ pub(super) fn spans(request: ExportTraceServiceRequest) -> Batch<Span> {
                     start_unix_nano: span.start_time_unix_nano,
                     end_unix_nano: span.end_time_unix_nano,
                     attributes: attributes(&span.attributes),
-                    status: StatusCode::from_otlp(status.code),
+                    status: SpanStatus::from_otlp(status.code),
                     status_message: status.message,
                     service_name: service.clone(),
                     scope: scope.clone(),

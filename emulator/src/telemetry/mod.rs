@@ -27,7 +27,7 @@ pub(crate) use api::{answer as answer_api, is_api_path};
 pub use receiver::{MAX_BODY_BYTES, METRICS_PATH, TRACES_PATH};
 pub(crate) use receiver::{is_otlp_path, serve as receive};
 pub use records::{
-    MetricPoint, MetricValue, Number, SESSION_ID_ATTRIBUTE, Span, SpanEvent, SpanKind, StatusCode,
+    MetricPoint, MetricValue, Number, SESSION_ID_ATTRIBUTE, Span, SpanEvent, SpanKind, SpanStatus,
     Trace, TraceSummary,
 };
 pub use store::{

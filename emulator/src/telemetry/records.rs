@@ -70,12 +70,12 @@ impl SpanKind {
 /// How a span ended: OTLP's `Status.StatusCode`.
 ///
 /// ```
-/// use a2a_lambda_emulator::telemetry::StatusCode;
-/// assert_eq!(StatusCode::Error.as_str(), "error");
+/// use a2a_lambda_emulator::telemetry::SpanStatus;
+/// assert_eq!(SpanStatus::Error.as_str(), "error");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum StatusCode {
+pub enum SpanStatus {
     /// `STATUS_CODE_UNSET` (0), or a value OTLP does not define.
     Unset,
     /// `STATUS_CODE_OK` (1).
@@ -84,7 +84,7 @@ pub enum StatusCode {
     Error,
 }
 
-impl StatusCode {
+impl SpanStatus {
     /// `"unset"`, `"ok"` or `"error"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -138,7 +138,7 @@ pub struct Span {
     /// a number, an array; a key-value list as an object, bytes as base64).
     pub attributes: Map<String, Value>,
     /// How it ended.
-    pub status: StatusCode,
+    pub status: SpanStatus,
     /// Why, when it failed (`Status.message`).
     pub status_message: String,
     /// Its resource's `service.name`: which program exported it.

@@ -477,7 +477,7 @@ fn series_key(point: &MetricPoint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::records::{Number, SpanKind, StatusCode};
+    use crate::telemetry::records::{Number, SpanKind, SpanStatus};
 
     fn bounds(traces: usize, spans: usize, span_bytes: usize) -> Telemetry {
         Telemetry::bounded(Bounds {
@@ -499,7 +499,7 @@ mod tests {
             start_unix_nano: u64::from(span),
             end_unix_nano: u64::from(span) + 1,
             attributes: Map::new(),
-            status: StatusCode::Unset,
+            status: SpanStatus::Unset,
             status_message: String::new(),
             service_name: None,
             scope: None,

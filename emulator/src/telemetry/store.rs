@@ -83,12 +83,24 @@ const ENTRY_OVERHEAD: usize = 256;
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Telemetry {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for Telemetry {
+    /// Its counts, not its spans (there may be 100,000).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Telemetry")
+            .field("traces", &state.order.len())
+            .field("spans", &state.spans)
+            .field("series", &state.series_order.len())
+            .field("dropped_traces", &state.dropped_traces)
+            .finish_non_exhaustive()
+    }
+}
+
 struct Shared {
     state: Mutex<State>,
     /// Counts the exports taken, for waiters.

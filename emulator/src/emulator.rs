@@ -451,12 +451,15 @@ impl Emulator {
         let journal = self
             .journal_size
             .map(|size| crate::Journal::new(size, self.journal_body_bytes));
+        // The OTLP receiver is part of the inspector: on with it.
+        let telemetry = journal.is_some().then(crate::telemetry::Telemetry::new);
         let service = self.front(
             bound,
             &public_url,
             processes.clone(),
             Arc::clone(&webhooks),
             journal.clone(),
+            telemetry.clone(),
         )?;
         let (stop, stopped) = watch::channel(false);
         let mut limits = self_limits;
@@ -478,14 +481,16 @@ impl Emulator {
             processes,
             webhooks,
             journal,
+            telemetry,
             gauges,
         })
     }
 
     /// Whether the inspector runs (default: yes): the journal of invocations, sessions and
-    /// tasks ([`Running::journal`]), its API under `/_emulator/api/` and the live page at
-    /// `/_emulator/`. Off, the front records nothing and those paths answer 404; the
-    /// webhook sinks (`/_emulator/webhooks/`) are served either way.
+    /// tasks ([`Running::journal`]), its API under `/_emulator/api/`, the live page at
+    /// `/_emulator/`, and the OTLP receiver (`/v1/traces`, `/v1/metrics`) whose traces the
+    /// page shows ([`Running::telemetry`]). Off, the front records nothing and those paths
+    /// answer 404; the webhook sinks (`/_emulator/webhooks/`) are served either way.
     pub fn inspector(mut self, on: bool) -> Self {
         self.journal_size = on.then_some(
             self.journal_size

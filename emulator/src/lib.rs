@@ -31,6 +31,7 @@ mod front;
 pub mod inspector;
 pub mod lambda;
 mod running;
+pub mod telemetry;
 
 pub use a2a_lambda_core::error::ErrorProfile;
 pub use emulator::{Emulator, EmulatorError, FrontService};

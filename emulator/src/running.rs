@@ -27,6 +27,8 @@ pub struct Running {
     pub(crate) webhooks: Arc<Sinks>,
     /// The inspector's journal, when it is on.
     pub(crate) journal: Option<crate::Journal>,
+    /// What the OTLP receiver keeps, when the inspector is on.
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
     /// Its connections' counts.
     pub(crate) gauges: Arc<a2a_lambda_server::host::listen::Gauges>,
 }
@@ -111,6 +113,47 @@ impl Running {
     /// test reads to assert what its client sent; see [`Journal::wait_for`](crate::Journal::wait_for).
     pub fn journal(&self) -> Option<&crate::Journal> {
         self.journal.as_ref()
+    }
+
+    /// What the agents exported to the emulator's OTLP receiver (traces, metrics), unless
+    /// the inspector is off: what a test reads to assert the spans its agent made.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # use std::time::Duration;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// let telemetry = emulator.telemetry().expect("the inspector is on by default");
+    /// let trace = telemetry
+    ///     .wait_for_trace("4bf92f3577b34da6a3ce929d0e0e4736", 2, Duration::from_millis(10))
+    ///     .await;
+    /// assert!(trace.is_none(), "nothing was exported");
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn telemetry(&self) -> Option<&crate::telemetry::Telemetry> {
+        self.telemetry.as_ref()
+    }
+
+    /// The base URL an OTLP/HTTP exporter sends to (its `OTEL_EXPORTER_OTLP_ENDPOINT`:
+    /// it posts to `{endpoint}/v1/traces` and `{endpoint}/v1/metrics`), unless the
+    /// inspector is off. An `--agent-cmd` process is given it; an in-process agent's
+    /// exporter is pointed at it by whoever sets the exporter up.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::Emulator;
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// assert_eq!(emulator.otlp_endpoint().as_deref(), Some(emulator.url()));
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn otlp_endpoint(&self) -> Option<String> {
+        self.telemetry.as_ref().map(|_| self.url.clone())
     }
 
     /// Its connections now: open, streaming, refused over the cap.

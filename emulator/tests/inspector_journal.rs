@@ -142,6 +142,7 @@ async fn a_send_is_journaled_as_the_caller_sent_it_and_the_container_received_it
             "responseBody": answer,
             "responseBytes": answer.len(),
             "taskId": task_id,
+            "traceId": null,
             "stream": false,
             "done": true,
         })

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The inspector's real-browser test: headless Chromium (Debian's `chromium` package;
-# $CHROMIUM overrides /usr/bin/chromium) on the page of the real a2a-emulator binary.
-# Needs node 20+ with npm, and cargo. The screenshot lands in target/inspector/.
+# $CHROMIUM overrides /usr/bin/chromium) on the page of the real a2a-emulator binary: its
+# invocations (inspector.test.js) and an invocation's trace as a waterfall (traces.test.js).
+# Needs node 20+ with npm, and cargo. The screenshots land in target/inspector/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,4 +21,4 @@ if [ ! -f "$here/node_modules/.package-lock.json" ] \
 fi
 cd "$here"
 A2A_EMULATOR="$target/debug/a2a-emulator" CHROMIUM="$chromium" \
-    INSPECTOR_SCREENSHOT="$target/inspector/inspector.png" node --test inspector.test.js
+    INSPECTOR_SCREENSHOT="$target/inspector/inspector.png" node --test inspector.test.js traces.test.js

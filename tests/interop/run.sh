@@ -14,6 +14,8 @@
 # And AWS's own SDKs for Python and JS, boto3's bedrock-agentcore client and
 # @aws-sdk/client-bedrock-agentcore, through the emulator as through AgentCore
 # (python/test_boto3.py, js/aws_sdk.test.js start their own emulators).
+# And OpenTelemetry's own Python OTLP/HTTP exporters into the emulator's trace receiver,
+# directly and from an agent run by --agent-cmd (python/test_otlp_exporter.py).
 # And HTTP+JSON: both official clients told to prefer it against one a2a-container (echo
 # agent, both bindings; python/test_rest_client.py, js/rest_client.test.js), and our CLI
 # with --binding http+json against the SDK echo servers' REST routes (test_our_cli.py).
@@ -135,6 +137,8 @@ echo "interop: AWS's boto3 (bedrock-agentcore) against the emulator: both versio
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_boto3.py) || status=1
 echo "interop: the official Python client's traceparent continued by the emulator and its agent (OTLP JSON)"
 (cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_trace_context.py) || status=1
+echo "interop: OpenTelemetry's Python OTLP exporters into the emulator's receiver"
+(cd "$here/python" && A2A_EMULATOR_BIN="$emulator" "$venv/bin/python" -m pytest -q -p no:cacheprovider test_otlp_exporter.py) || status=1
 echo "interop: official Python client over HTTP+JSON and gRPC against a2a-container"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_rest_client.py test_grpc_client.py) || status=1
 echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_auth.test.js and aws_sdk.test.js start their own emulators; rest_client.test.js uses a2a-container)"

@@ -28,6 +28,7 @@ impl Emulator {
         processes: Option<Arc<Processes>>,
         webhooks: Arc<front::webhooks::Sinks>,
         journal: Option<crate::inspector::Journal>,
+        telemetry: Option<crate::telemetry::Telemetry>,
     ) -> Result<impl front::FrontService, EmulatorError> {
         if let Some(arn) = &self.runtime_arn
             && !front::is_runtime_arn(arn)
@@ -100,6 +101,9 @@ impl Emulator {
                     client,
                     processes: processes.unwrap_or_default(),
                     push: self.push_targets,
+                    otlp_endpoint: telemetry
+                        .is_some()
+                        .then(|| format!("http://{}", graceful::reachable(bound))),
                 })
             }
             Target::Agent { make, .. } => Backend::InProcess {
@@ -166,6 +170,7 @@ impl Emulator {
             qualifier: self.qualifier,
             webhooks,
             journal,
+            telemetry,
         };
         front::stack(config, sessions, template)
             .map_err(|error| EmulatorError::Config(error.to_string()))

@@ -54,7 +54,15 @@ impl Emulator {
         let journal = self
             .journal_size
             .map(|size| crate::Journal::new(size, self.journal_body_bytes));
-        let service = self.front(address, &public_url, processes, Arc::default(), journal)?;
+        let telemetry = journal.is_some().then(crate::telemetry::Telemetry::new);
+        let service = self.front(
+            address,
+            &public_url,
+            processes,
+            Arc::default(),
+            journal,
+            telemetry,
+        )?;
         Ok(BoxCloneSyncService::new(service))
     }
 }

@@ -1,7 +1,8 @@
 //! The emulator's own paths, `/_emulator/*`: readiness (`front/readiness.rs`), the webhook
-//! sinks and, when it is on, the inspector. They are the client's side, none of AgentCore's paths, so they are answered
-//! before the platform: no journal entry, request id, auth, session header, throttling or
-//! faults.
+//! sinks and, when it is on, the inspector; and with the inspector the OTLP receiver's
+//! `/v1/traces` and `/v1/metrics` (`telemetry/`). They are the client's side, none of
+//! AgentCore's paths, so they are answered before the platform: no journal entry, request
+//! id, auth, session header, throttling or faults.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -15,6 +16,7 @@ use super::sessions::Sessions;
 use super::step::{self, Answer, Next};
 use super::webhooks::{self, Sinks};
 use crate::inspector::{self, Journal};
+use crate::telemetry::{self, Telemetry};
 
 /// Answers `/_emulator/*`; everything else goes on to the platform.
 #[derive(Clone)]
@@ -22,20 +24,23 @@ pub(crate) struct EmulatorPathsLayer {
     sessions: Arc<Sessions>,
     sinks: Arc<Sinks>,
     journal: Option<Journal>,
+    telemetry: Option<Telemetry>,
 }
 
 impl EmulatorPathsLayer {
-    /// Readiness over `sessions`, the webhook `sinks`, and the inspector over `journal`
-    /// when it is on.
+    /// Readiness over `sessions`, the webhook `sinks`, the inspector over `journal` when
+    /// it is on, and the OTLP receiver and its API over `telemetry` when it is on.
     pub(crate) fn new(
         sessions: Arc<Sessions>,
         sinks: Arc<Sinks>,
         journal: Option<Journal>,
+        telemetry: Option<Telemetry>,
     ) -> Self {
         Self {
             sessions,
             sinks,
             journal,
+            telemetry,
         }
     }
 }
@@ -69,6 +74,14 @@ impl<S: Next<axum::body::Body>> Service<Request> for EmulatorPaths<S> {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let path = request.uri().path();
+        if let Some(telemetry) = &self.paths.telemetry {
+            if telemetry::is_otlp_path(path) {
+                return Box::pin(telemetry::receive(telemetry.clone(), request).map(Ok));
+            }
+            if telemetry::is_api_path(path) {
+                return step::now(telemetry::answer_api(telemetry, &request));
+            }
+        }
         if !webhooks::is_emulator_path(path) {
             return step::pass(&mut self.inner, request);
         }
@@ -105,6 +118,7 @@ mod tests {
             Arc::new(sessions()),
             Arc::default(),
             Some(Journal::new(10, 100)),
+            Some(Telemetry::new()),
         );
         assert_eq!(get(&on, "/ping").await, (200, "/ping".to_owned()));
         assert_eq!(
@@ -116,8 +130,23 @@ mod tests {
         );
         assert_eq!(get(&on, "/_emulator/webhooks").await.1, r#"{"sinks":[]}"#);
         assert!(get(&on, "/_emulator/").await.1.contains("<html"));
-        // The inspector off: its paths are the sinks' (which know none of them).
-        let off = EmulatorPathsLayer::new(Arc::new(sessions()), Arc::default(), None);
+        assert_eq!(
+            get(&on, "/_emulator/api/traces").await,
+            (
+                200,
+                r#"{"droppedTraces":0,"rejectedSpans":0,"traces":[]}"#.to_owned()
+            )
+        );
+        // The receiver answers its paths; a GET is not an export.
+        assert_eq!(get(&on, "/v1/traces").await.0, 405);
+        // The inspector off: its paths are the sinks' (which know none of them), and the
+        // receiver's go on to the platform.
+        let off = EmulatorPathsLayer::new(Arc::new(sessions()), Arc::default(), None, None);
         assert_eq!(get(&off, "/_emulator/").await.0, 404);
+        assert_eq!(get(&off, "/_emulator/api/traces").await.0, 404);
+        assert_eq!(
+            get(&off, "/v1/traces").await,
+            (200, "/v1/traces".to_owned())
+        );
     }
 }

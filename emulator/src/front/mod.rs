@@ -103,6 +103,8 @@ pub struct FrontConfig {
     pub webhooks: Arc<webhooks::Sinks>,
     /// The inspector's journal (`None`: the inspector is off and nothing is recorded).
     pub journal: Option<crate::inspector::Journal>,
+    /// What the OTLP receiver (`/v1/traces`, `/v1/metrics`) keeps; `None`: no receiver.
+    pub telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 /// What [`stack`] returns: a cloneable service for every request that never fails (each

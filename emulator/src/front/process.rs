@@ -57,6 +57,32 @@ pub struct ProcessSpec {
     /// Where the agent's webhooks may point (its `A2A_PUSH_ALLOW_PRIVATE`), or `None` for
     /// push notifications off (`A2A_PUSH_NOTIFICATIONS=off`): the emulator's own setting.
     pub push: Option<TargetPolicy>,
+    /// The emulator's OTLP receiver (its base URL), the process's
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` unless the emulator's environment sets one; `None`:
+    /// no receiver (the inspector is off).
+    pub otlp_endpoint: Option<String>,
+}
+
+/// The service name an agent process exports as unless the environment names one.
+const AGENT_SERVICE_NAME: &str = "agent-cmd";
+
+/// The OpenTelemetry variables an agent process gets when the emulator receives OTLP,
+/// each given only when the emulator's own environment (which the process inherits) does
+/// not set it: the endpoint (a signal's own `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` still
+/// wins in the SDK), OTLP/HTTP with protobuf (some SDKs default to gRPC, which the
+/// emulator does not serve) and a service name. Source: OpenTelemetry, "OpenTelemetry
+/// Protocol Exporter" (<https://opentelemetry.io/docs/specs/otel/protocol/exporter/>) and
+/// "Environment Variable Specification"
+/// (<https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/>).
+fn otel_environment(endpoint: &str) -> Vec<(&'static str, String)> {
+    [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.to_owned()),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf".to_owned()),
+        ("OTEL_SERVICE_NAME", AGENT_SERVICE_NAME.to_owned()),
+    ]
+    .into_iter()
+    .filter(|(name, _)| std::env::var_os(name).is_none())
+    .collect()
 }
 
 /// Where a process is in its life.
@@ -256,6 +282,9 @@ fn command(spec: &ProcessSpec, port: u16, session: Option<&str>) -> Command {
         Some(session) => command.env("A2A_SESSION_ID", session),
         None => command.env_remove("A2A_SESSION_ID"),
     };
+    if let Some(endpoint) = &spec.otlp_endpoint {
+        command.envs(otel_environment(endpoint));
+    }
     command
 }
 
@@ -474,6 +503,7 @@ mod tests {
             client: reqwest::Client::new(),
             processes: Arc::new(Processes::new()),
             push: Some(TargetPolicy::Loopback),
+            otlp_endpoint: None,
         }
     }
 
@@ -544,5 +574,34 @@ mod tests {
             written.trim(),
             format!("{port} 127.0.0.1 http://127.0.0.1:9/ s-env-id on loopback")
         );
+    }
+
+    #[tokio::test]
+    async fn the_environment_points_opentelemetry_at_the_emulator() {
+        let dir = std::env::temp_dir().join(format!("a2a-emulator-otel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("env");
+        let mut spec = spec(
+            &format!(
+                "echo \"$OTEL_EXPORTER_OTLP_ENDPOINT $OTEL_EXPORTER_OTLP_PROTOCOL $OTEL_SERVICE_NAME\" > '{}'",
+                file.display()
+            ),
+            Duration::from_secs(30),
+        );
+        spec.otlp_endpoint = Some("http://127.0.0.1:9".to_owned());
+        let process = AgentProcess::start(&spec, "s-otel", None);
+        assert!(process.ready().await.is_err());
+        let written = std::fs::read_to_string(&file).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        // What the test's own environment sets, the process inherits instead.
+        let expected: Vec<String> = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+            ("OTEL_SERVICE_NAME", "agent-cmd"),
+        ]
+        .iter()
+        .map(|(name, given)| std::env::var(name).unwrap_or_else(|_| (*given).to_owned()))
+        .collect();
+        assert_eq!(written.trim(), expected.join(" "));
     }
 }

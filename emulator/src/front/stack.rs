@@ -38,7 +38,7 @@ use crate::inspector::RecordLayer;
 ///
 /// | Step | What AgentCore does | Layer's file (`emulator/src/…`) |
 /// |---|---|---|
-/// | emulator paths | nothing: `/_emulator/*` (readiness, webhook sinks, inspector) is the client's side, answered outside the platform | `front/emulator_paths.rs` (`readiness.rs`) |
+/// | emulator paths | nothing: `/_emulator/*` (readiness, webhook sinks, inspector) is the client's side, and `/v1/traces`, `/v1/metrics` the OTLP receiver's, answered outside the platform | `front/emulator_paths.rs` (`readiness.rs`, `telemetry/`) |
 /// | record | nothing: the inspector's journal of what the steps did | `inspector/recorder.rs` |
 /// | request id | gives each request `X-Amzn-Bedrock-AgentCore-Runtime-Request-Id`, to the container and on the answer (there also as AWS's `x-amzn-RequestId`) | `front/request_id.rs` |
 /// | inbound auth | SigV4 (403 `AccessDeniedException`) or a `customJWTAuthorizer` (401, RFC 9728 metadata); `auth` feature | `front/auth/layer.rs` (`sigv4.rs`, `jwt.rs`) |
@@ -85,6 +85,7 @@ pub fn stack(
         qualifier,
         webhooks,
         journal,
+        telemetry,
         ..
     } = config;
     #[cfg(feature = "auth")]
@@ -106,7 +107,8 @@ pub fn stack(
             Arc::clone(&sessions),
             webhooks,
             journal.clone(),
-        )) // /_emulator/*
+            telemetry,
+        )) // /_emulator/*, and the OTLP receiver's /v1/*
         .option_layer(journal.map(RecordLayer::new)) // the inspector's journal
         .layer(PlatformRequestIdLayer) // the request id, in and out
         .option_layer(auth) // SigV4 403, JWT 401

@@ -151,6 +151,49 @@ impl InvocationRecord {
         self.container_headers.as_ref()?.get(name)?.to_str().ok()
     }
 
+    /// The trace the caller's W3C `traceparent` header names (its 32 hex digits,
+    /// lowercase), else the one the container received; `None` without a valid one.
+    /// Format: W3C Trace Context, "traceparent Header"
+    /// (<https://www.w3.org/TR/trace-context/#traceparent-header>): `00-{trace id}-{parent
+    /// id}-{flags}`, an all-zero trace id invalid.
+    ///
+    /// ```
+    /// # use a2a_lambda_emulator::{Emulator, InvocationFilter};
+    /// # use a2a_lambda_server::agents::EchoAgent;
+    /// # use std::time::Duration;
+    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = Emulator::new(EchoAgent).start().await?;
+    /// reqwest::Client::new()
+    ///     .get(format!("{}/ping", emulator.url()))
+    ///     .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    ///     .send()
+    ///     .await?;
+    /// let journal = emulator.journal().expect("the inspector is on by default");
+    /// let seen = journal.wait_for(&InvocationFilter::all(), 1, Duration::from_secs(5)).await;
+    /// assert_eq!(seen[0].trace_id().as_deref(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(example()).unwrap();
+    /// ```
+    pub fn trace_id(&self) -> Option<String> {
+        let header = self
+            .request_header("traceparent")
+            .or_else(|| self.container_header("traceparent"))?;
+        let mut fields = header.trim().split('-');
+        let (_version, trace, parent, _flags) = (
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+        );
+        let hex = |field: &str, len: usize| {
+            field.len() == len
+                && field.bytes().all(|byte| byte.is_ascii_hexdigit())
+                && field.bytes().any(|byte| byte != b'0')
+        };
+        (hex(trace, 32) && hex(parent, 16)).then(|| trace.to_ascii_lowercase())
+    }
+
     /// How the API shows it.
     pub fn to_json(&self) -> Value {
         let mut record = json!({
@@ -175,6 +218,7 @@ impl InvocationRecord {
             "responseBody": String::from_utf8_lossy(&self.response_body),
             "responseBytes": self.response_bytes,
             "taskId": self.task_id,
+            "traceId": self.trace_id(),
             "stream": self.stream,
             "done": self.done,
         });

@@ -65,6 +65,8 @@ pub struct Logging {
     filter: Option<String>,
     buffer_bytes: usize,
     report_every: Duration,
+    #[cfg(feature = "otel")]
+    telemetry_fallback: Option<String>,
 }
 
 impl Logging {
@@ -76,12 +78,22 @@ impl Logging {
             filter: None,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             report_every: DEFAULT_REPORT_EVERY,
+            #[cfg(feature = "otel")]
+            telemetry_fallback: None,
         }
     }
 
     /// Filter directives (`RUST_LOG`'s syntax) instead of `RUST_LOG`.
     pub fn filter(mut self, directives: impl Into<String>) -> Self {
         self.filter = Some(directives.into());
+        self
+    }
+
+    /// With the `otel` feature: where telemetry exports when the `OTEL_*` variables name
+    /// no endpoint (a base URL; the emulator gives its own OTLP receiver).
+    #[cfg(feature = "otel")]
+    pub fn telemetry_fallback(mut self, endpoint: impl Into<String>) -> Self {
+        self.telemetry_fallback = Some(endpoint.into());
         self
     }
 
@@ -110,15 +122,16 @@ impl Logging {
         let colour = io::IsTerminal::is_terminal(&io::stderr())
             && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
         #[cfg(feature = "otel")]
-        let (telemetry, refused) = match crate::telemetry::Telemetry::from_env() {
-            Ok(telemetry) if tokio::runtime::Handle::try_current().is_ok() => (telemetry, None),
-            Ok(None) => (None, None),
-            Ok(Some(_)) => (
-                None,
-                Some("telemetry is off: it needs a tokio runtime to export on".to_owned()),
-            ),
-            Err(error) => (None, Some(format!("telemetry is off: {error}"))),
-        };
+        let (telemetry, refused) =
+            match crate::telemetry::Telemetry::from_env_or(self.telemetry_fallback.as_deref()) {
+                Ok(telemetry) if tokio::runtime::Handle::try_current().is_ok() => (telemetry, None),
+                Ok(None) => (None, None),
+                Ok(Some(_)) => (
+                    None,
+                    Some("telemetry is off: it needs a tokio runtime to export on".to_owned()),
+                ),
+                Err(error) => (None, Some(format!("telemetry is off: {error}"))),
+            };
         #[cfg(feature = "otel")]
         let (dispatch, guard) = match &telemetry {
             Some(telemetry) => self.dispatch_exported(io::stderr(), colour, telemetry),

@@ -209,6 +209,7 @@ async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
         .find(|span| span.parent == front.id)
         .expect("the container's send under the front");
     assert_eq!(first.kind, 2);
+    assert_eq!(first.name, "SendMessage", "named after its method");
     assert_eq!(first.attributes["rpc.system.name"], "jsonrpc");
     assert_eq!(first.attributes["a2a.protocol.version"], "1.0");
     assert_eq!(first.attributes["a2a.binding"], "JSONRPC");
@@ -249,4 +250,113 @@ async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
             run.name
         );
     }
+}
+
+/// The emulator binary (built with `otel`) with no `OTEL_*` endpoint exports its front's
+/// spans and its in-process agent's to its own OTLP receiver: the inspector's API shows
+/// the caller's trace continued through the front into the agent.
+#[tokio::test]
+async fn the_emulator_reads_back_its_own_trace_without_any_configuration() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let binary = a2a_test_support::harness::binary("a2a-lambda-emulator", "a2a-emulator");
+    let mut emulator = tokio::process::Command::new(binary)
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--rate-limit",
+            "0",
+        ])
+        .env_clear()
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    let ready = async {
+        while http
+            .get(format!("{base}/_emulator/ready"))
+            .send()
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), ready)
+        .await
+        .expect("the emulator listens");
+
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let caller_span = "00f067aa0ba902b7";
+    let invocation = format!(
+        "{base}/runtimes/{}/invocations",
+        ARN.replace(':', "%3A").replace('/', "%2F")
+    );
+    let sent = http
+        .post(invocation)
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .header("x-amzn-bedrock-agentcore-runtime-session-id", SESSION)
+        .header("traceparent", format!("00-{trace_id}-{caller_span}-01"))
+        .body(
+            r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}"#,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 200);
+
+    let read_back = async {
+        loop {
+            let answer = http
+                .get(format!("{base}/_emulator/api/traces/{trace_id}"))
+                .send()
+                .await
+                .unwrap();
+            if answer.status() == 200 {
+                let trace: serde_json::Value = answer.json().await.unwrap();
+                let spans = trace["spans"].as_array().cloned().unwrap_or_default();
+                if spans.iter().any(|span| {
+                    span["name"]
+                        .as_str()
+                        .is_some_and(|name| name.starts_with("invoke_agent "))
+                }) {
+                    return spans;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    let spans = tokio::time::timeout(std::time::Duration::from_secs(20), read_back)
+        .await
+        .expect("the trace reaches the emulator's receiver");
+    let named = |prefix: &str| {
+        spans
+            .iter()
+            .find(|span| {
+                span["name"]
+                    .as_str()
+                    .is_some_and(|name| name.starts_with(prefix))
+            })
+            .unwrap_or_else(|| panic!("a span {prefix}…: {spans:#?}"))
+            .clone()
+    };
+    let front = named("AgentCore POST /runtimes/");
+    let send = named("SendMessage");
+    let run = named("invoke_agent ");
+    assert_eq!(front["parentSpanId"], caller_span);
+    assert_eq!(front["kind"], "server");
+    assert_eq!(send["parentSpanId"], front["spanId"]);
+    assert_eq!(run["parentSpanId"], send["spanId"]);
+    assert_eq!(front["attributes"]["session.id"], SESSION);
+    let _ = emulator.kill().await;
 }

@@ -297,7 +297,24 @@ impl Args {
 
     /// Logs to stderr in the flag's format, filtered by `RUST_LOG` (default `info`), off
     /// the request path; hold the guard until the emulator returns.
+    ///
+    /// Built with `otel`, the emulator's own spans and its in-process agent's are
+    /// exported to its OTLP receiver (`http://127.0.0.1:PORT`) unless the `OTEL_*`
+    /// variables name an endpoint: not with `--port 0` (the port is not known yet) nor
+    /// with the inspector off (no receiver).
     pub fn init_logging(&self) -> a2a_lambda_server::host::logging::LogGuard {
-        a2a_lambda_server::serve::init_logging(self.log_format())
+        let logging = a2a_lambda_server::host::logging::Logging::new(self.log_format());
+        #[cfg(feature = "otel")]
+        let logging = if self.port != 0 && self.inspector != "off" && self.command.is_none() {
+            let host = match self.host {
+                host if host.is_unspecified() => "127.0.0.1".to_owned(),
+                IpAddr::V6(host) => format!("[{host}]"),
+                IpAddr::V4(host) => host.to_string(),
+            };
+            logging.telemetry_fallback(format!("http://{host}:{}", self.port))
+        } else {
+            logging
+        };
+        logging.init()
     }
 }

@@ -43,6 +43,13 @@ use tracing_subscriber::registry::LookupSpan;
 
 static ON: AtomicBool = AtomicBool::new(false);
 
+/// The variables that name where to export.
+const ENDPOINTS: [&str; 3] = [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+];
+
 /// The targets whose spans are not exported: the hosts' own crates and the libraries
 /// under them (their spans are the hosts' plumbing; ours say what happened).
 const INFRASTRUCTURE: &[&str] = &[
@@ -353,22 +360,43 @@ impl Telemetry {
     /// A variable asks for what this build cannot do (`grpc`, an exporter other than
     /// `otlp`, an unknown propagator), or the exporter could not be built from them.
     pub fn from_env() -> Result<Option<Self>, TelemetryError> {
-        let Some(plan) = plan(&variable)? else {
+        Self::from_env_or(None)
+    }
+
+    /// [`Telemetry::from_env`], exporting to `fallback` (a base URL: `/v1/traces` and
+    /// `/v1/metrics` are appended) when the variables name no endpoint and turn no signal
+    /// off: what the emulator does with its own OTLP receiver. `OTEL_SDK_DISABLED=true`
+    /// and an exporter variable `none` still turn it off.
+    ///
+    /// # Errors
+    /// As [`Telemetry::from_env`].
+    pub fn from_env_or(fallback: Option<&str>) -> Result<Option<Self>, TelemetryError> {
+        let endpoint_set = ENDPOINTS.iter().any(|name| variable(name).is_some());
+        let fallback = fallback.filter(|_| !endpoint_set);
+        let lookup = |name: &str| match (name, fallback) {
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", Some(url)) => Some(url.to_owned()),
+            _ => variable(name),
+        };
+        let Some(plan) = plan(&lookup)? else {
             return Ok(None);
         };
+        let endpoint =
+            |signal: &str| fallback.map(|url| format!("{}/v1/{signal}", url.trim_end_matches('/')));
         opentelemetry::global::set_text_map_propagator(propagator(&plan.propagators));
         let resource = resource();
         let client = http_client()?;
         let tracer = if let Some(protocol) = plan.traces {
-            let exporter = opentelemetry_otlp::SpanExporter::builder()
+            let mut exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_http()
                 .with_protocol(protocol)
-                .with_http_client(client.clone())
-                .build()
-                .map_err(|error| TelemetryError::Exporter {
-                    signal: "traces",
-                    detail: error.to_string(),
-                })?;
+                .with_http_client(client.clone());
+            if let Some(url) = endpoint("traces") {
+                exporter = exporter.with_endpoint(url);
+            }
+            let exporter = exporter.build().map_err(|error| TelemetryError::Exporter {
+                signal: "traces",
+                detail: error.to_string(),
+            })?;
             let processor =
                 opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor::builder(
                     exporter, Tokio,
@@ -383,15 +411,17 @@ impl Telemetry {
             None
         };
         let meter = if let Some(protocol) = plan.metrics {
-            let exporter = opentelemetry_otlp::MetricExporter::builder()
+            let mut exporter = opentelemetry_otlp::MetricExporter::builder()
                 .with_http()
                 .with_protocol(protocol)
-                .with_http_client(client)
-                .build()
-                .map_err(|error| TelemetryError::Exporter {
-                    signal: "metrics",
-                    detail: error.to_string(),
-                })?;
+                .with_http_client(client);
+            if let Some(url) = endpoint("metrics") {
+                exporter = exporter.with_endpoint(url);
+            }
+            let exporter = exporter.build().map_err(|error| TelemetryError::Exporter {
+                signal: "metrics",
+                detail: error.to_string(),
+            })?;
             let reader =
                 opentelemetry_sdk::metrics::periodic_reader_with_async_runtime::PeriodicReader::builder(
                     exporter, Tokio,

@@ -53,8 +53,12 @@ pub(crate) fn request(method: &Method, path: &str, headers: &HeaderMap) -> Span 
 pub(crate) fn record_operation(method: &str, binding: &str, version: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
+        use opentelemetry::trace::TraceContextExt as _;
+        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
         let span = Span::current();
-        span.record("otel.name", method);
+        // Renamed on the OpenTelemetry span itself: once it has started (its parent set,
+        // a child made), `otel.name` recorded on the `tracing` span no longer reaches it.
+        span.context().span().update_name(method.to_owned());
         span.record("rpc.method", method);
         span.record("a2a.binding", binding);
         span.record("a2a.protocol.version", version);

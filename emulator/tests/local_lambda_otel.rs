@@ -53,11 +53,6 @@ async fn a_non_blocking_sends_spans_reach_the_collector_before_the_environment_f
         })
         .unwrap_or_else(|| panic!("the background run's span: {spans:#?}"));
     assert_eq!(run.parent, send_span.id);
-    assert!(
-        spans
-            .iter()
-            .any(|span| span.parent == run.id && span.name == "task_store put_logged"),
-        "the run's final write: {spans:#?}"
-    );
+    assert_eq!(run.kind, 1, "SPAN_KIND_INTERNAL");
     lambda.shutdown().await.unwrap();
 }

@@ -240,16 +240,11 @@ async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
     );
     assert_eq!(echo.parent, second.id);
 
-    // Each agent's task store writes, inside its run.
-    for run in [relay, echo] {
-        assert!(
-            spans
-                .iter()
-                .any(|span| span.parent == run.id && span.name.starts_with("task_store put")),
-            "a task store write under {}: {spans:#?}",
-            run.name
-        );
-    }
+    // The in-memory store's calls are not traced (map lookups): only a shared store's.
+    assert!(
+        !spans.iter().any(|span| span.name.starts_with("task_store")),
+        "no store spans for the in-memory store: {spans:#?}"
+    );
 }
 
 /// The emulator binary (built with `otel`) with no `OTEL_*` endpoint exports its front's

@@ -179,8 +179,10 @@ impl Engine {
     ) -> Result<Self, CardError> {
         let agent = agent.into_agent();
         let mut card = agent.card();
+        // Only a store other processes share (DynamoDB) is traced: a call to it is a round
+        // trip worth a span; the in-memory store's calls are map lookups.
         #[cfg(feature = "otel")]
-        let store: Arc<dyn TaskStore> = if crate::telemetry::is_on() {
+        let store: Arc<dyn TaskStore> = if crate::telemetry::is_on() && store.is_shared() {
             Arc::new(crate::telemetry::TracedStore(store))
         } else {
             store

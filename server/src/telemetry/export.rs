@@ -469,9 +469,14 @@ impl Telemetry {
             }
         });
         Some(
+            // No source location, thread or `tracing` target on every span: attributes no
+            // convention asks for, paid on each span (measured in scripts/load.py).
             tracing_opentelemetry::layer()
                 .with_tracer(tracer)
                 .with_tracked_inactivity(false)
+                .with_location(false)
+                .with_threads(false)
+                .with_target(false)
                 .with_filter(exported),
         )
     }

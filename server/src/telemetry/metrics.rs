@@ -74,9 +74,16 @@ fn instruments() -> Option<&'static Instruments> {
 pub(crate) fn call(system: &'static str, method: &str, refusal: Option<String>, seconds: f64) {
     #[cfg(feature = "otel")]
     if let Some(instruments) = instruments() {
+        // The protocol's own method names are static: no copy per call. Any other name (a
+        // method that does not exist) is recorded as `_OTHER`, as the RPC conventions
+        // say, so a caller cannot grow the metric's series without bound.
+        let known = a2a_lambda_core::version::METHODS
+            .iter()
+            .find(|(name, _, _)| *name == method)
+            .map_or("_OTHER", |(name, _, _)| *name);
         let mut attributes = vec![
             KeyValue::new("rpc.system.name", system),
-            KeyValue::new("rpc.method", method.to_owned()),
+            KeyValue::new("rpc.method", known),
         ];
         if let Some(code) = refusal {
             attributes.push(KeyValue::new("rpc.response.status_code", code.clone()));

@@ -13,7 +13,7 @@
 //! |---|---|---|---|
 //! | `POST /`, renamed to the method (`SendMessage`) | server | one per HTTP request: method, route, status; the JSON-RPC or HTTP+JSON operation, its A2A version, its error code, the task and context ids, the session id | HTTP server spans, RPC spans (`rpc.system.name` `jsonrpc`) |
 //! | `invoke_agent {agent}` | internal | the agent's run of one task, the agent's own spans inside it | GenAI agent spans (`gen_ai.operation.name`, `gen_ai.agent.name`, `gen_ai.conversation.id`) |
-//! | `task_store {operation}` | client | each task store call; a conflict is `error.type` `conflict` | database client spans (`db.operation.name`) |
+//! | `task_store {operation}` | client | each call to a shared task store (DynamoDB; not the in-memory one); a conflict is `error.type` `conflict` | database client spans (`db.operation.name`) |
 //! | `push {host}` | client | one push notification's delivery: the target host only (never its path, query or token), attempts, outcome | HTTP client spans (`server.address`) |
 //!
 //! Metrics (OTLP, every `OTEL_METRIC_EXPORT_INTERVAL`): `rpc.server.call.duration`

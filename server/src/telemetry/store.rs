@@ -1,6 +1,8 @@
 //! A task store traced: each call a client span `task_store {operation}` (the database
 //! client spans' `db.operation.name`), a conflicting write marked `error.type`
-//! `conflict`. The engine wraps its store in it only while telemetry is on.
+//! `conflict`. The engine wraps its store in it only while telemetry is on, and only a
+//! store other processes share ([`TaskStore::is_shared`]: DynamoDB), whose calls are round
+//! trips; the in-memory store's are map lookups, not worth a span each.
 
 use std::future::Future;
 use std::sync::Arc;

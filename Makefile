@@ -83,12 +83,18 @@ defaults: ## The default-feature builds (what make run runs): clippy, docs, the 
 # after another. The benches run once each as tests either way.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
+# The binaries the tests run are built with the test build's features; `a2a-agent`'s
+# telemetry (`otel`, off by default) is named here because cargo does not carry a
+# dev-dependency's features over to another package's binary (the local Lambda's tests run
+# `a2a-agent` with it). test-support's harness builds with the same flag.
+TEST_FEATURES := --features a2a-agent/otel
+
 unit: moto $(CARGO_LAMBDA) ## Run every test in the workspace (the DynamoDB tests need moto, the watch test cargo-lambda: installed first)
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace --lib --bins --tests --examples
-	$(CARGO) test --workspace --benches
+	$(CARGO) nextest run --workspace --lib --bins --tests --examples $(TEST_FEATURES)
+	$(CARGO) test --workspace --benches $(TEST_FEATURES)
 else
-	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --all-targets $(TEST_FEATURES)
 endif
 	$(CARGO) test --workspace --doc
 

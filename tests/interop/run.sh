@@ -35,7 +35,7 @@ startup_timeout="${A2A_INTEROP_STARTUP_TIMEOUT:-60}" # seconds for the listening
 echo "interop: building a2a-emulator and a2a-container"
 # The workspace's binaries with the features `cargo test --workspace` builds with (no
 # dependency is compiled a second way, as `-p a2a-lambda-emulator` alone would).
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel,a2a-agent/otel)
 emulator="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-emulator"
 container="${CARGO_TARGET_DIR:-$root/target}/debug/a2a-container"
 
@@ -145,13 +145,13 @@ echo "interop: JS @a2a-js/sdk and AWS's @aws-sdk/client-bedrock-agentcore (jwt_a
 (cd "$here/js" && A2A_EMULATOR_BIN="$emulator" node --test) || status=1
 
 echo "interop: the official Rust SDK (a2a-lf): its client against a2a-container and the emulator, our CLI against its server"
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel,a2a-agent/otel)
 A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a" A2A_CONTAINER_BIN="$container" A2A_EMULATOR_BIN="$emulator" \
     CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
     cargo test -q --locked --manifest-path "$here/rust/Cargo.toml" || status=1
 
 echo "interop: our a2a CLI against the official Python and JS SDK servers"
-(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel)
+(cd "$root" && cargo build -q --workspace --bins --examples --features a2a-lambda-server/grpc,a2a-lambda-emulator/otel,a2a-agent/otel)
 export A2A_CLI="${CARGO_TARGET_DIR:-$root/target}/debug/a2a"
 (cd "$here/python" && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_our_cli.py) || status=1
 

@@ -121,7 +121,17 @@ pub fn binary(package: &str, bin: &str) -> PathBuf {
     if !*built && !marker.as_ref().is_some_and(|marker| marker.exists()) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "--workspace", "--bins", "--examples"])
+            // `a2a-agent`'s telemetry, as `make unit` builds it (see the Makefile's
+            // TEST_FEATURES): no dev-dependency's features reach that binary.
+            .args([
+                "build",
+                "--quiet",
+                "--workspace",
+                "--bins",
+                "--examples",
+                "--features",
+                "a2a-agent/otel",
+            ])
             .status();
         assert!(
             status.is_ok_and(|status| status.success()),

@@ -88,7 +88,10 @@ impl Watch {
                 "-P",
             ])
             .arg(port.to_string())
-            .args(["-p", "a2a-agent"])
+            // With its telemetry, as the tests build it (the Makefile's TEST_FEATURES):
+            // the watch writes the same target/debug/a2a-agent that the local Lambda's
+            // tests run, perhaps while they run.
+            .args(["-p", "a2a-agent", "--features", "otel"])
             .current_dir(&root)
             .env("PATH", path)
             .stdin(Stdio::null())

@@ -474,6 +474,9 @@ impl Telemetry {
             tracing_opentelemetry::layer()
                 .with_tracer(tracer)
                 .with_tracked_inactivity(false)
+                // The spans' OpenTelemetry context is read where it is needed (the trace
+                // headers a call sends), not attached to the thread at every poll.
+                .with_context_activation(false)
                 .with_location(false)
                 .with_threads(false)
                 .with_target(false)

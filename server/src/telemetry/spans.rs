@@ -14,29 +14,20 @@ use tracing::Span;
 pub(crate) fn request(method: &Method, path: &str, headers: &HeaderMap) -> Span {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        use tracing::field::Empty;
         use tracing_opentelemetry::OpenTelemetrySpanExt as _;
         let session = headers
             .get(a2a_lambda_core::agentcore::SESSION_HEADER)
             .and_then(|value| value.to_str().ok());
+        // What the engine learns later (the operation, the task, the outcome) is set on
+        // the OpenTelemetry span directly, in one call each ([`with_request`]): a field
+        // recorded through `tracing` costs a registry lookup and a lock per field.
         let span = tracing::info_span!(
             target: super::TARGET,
             "request",
             otel.name = method.as_str(),
             otel.kind = "server",
-            otel.status_code = Empty,
             http.request.method = method.as_str(),
             url.path = path,
-            http.response.status_code = Empty,
-            rpc.system.name = Empty,
-            rpc.method = Empty,
-            rpc.response.status_code = Empty,
-            error.type = Empty,
-            a2a.protocol.version = Empty,
-            a2a.binding = Empty,
-            a2a.task.id = Empty,
-            a2a.context.id = Empty,
-            gen_ai.conversation.id = Empty,
             session.id = session,
         );
         let _ = span.set_parent(super::extract(headers));
@@ -45,29 +36,54 @@ pub(crate) fn request(method: &Method, path: &str, headers: &HeaderMap) -> Span 
     Span::none()
 }
 
+/// The current request's OpenTelemetry span, for `change` (nothing when telemetry is off).
+#[cfg(feature = "otel")]
+fn with_request(span: &Span, change: impl FnOnce(&opentelemetry::trace::SpanRef<'_>)) {
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    let context = span.context();
+    change(&context.span());
+}
+
+/// A method's name as a static string when the protocol has it (no copy per request).
+#[cfg(feature = "otel")]
+fn method_value(method: &str) -> opentelemetry::Value {
+    a2a_lambda_core::version::METHODS
+        .iter()
+        .find(|(name, _, _)| *name == method)
+        .map_or_else(|| method.to_owned().into(), |(name, _, _)| (*name).into())
+}
+
 /// Names the current request span after its operation: `method` as the binding names it
 /// (`message/send`, `SendMessage`), on `binding` (`JSONRPC`, `HTTP+JSON`, `GRPC`), in A2A
-/// `version`.
+/// `version` (renamed on the OpenTelemetry span itself: a started span ignores an
+/// `otel.name` recorded later).
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn record_operation(method: &str, binding: &str, version: &str) {
+pub(crate) fn record_operation(method: &str, binding: &'static str, version: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        use opentelemetry::trace::TraceContextExt as _;
-        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
-        let span = Span::current();
-        // Renamed on the OpenTelemetry span itself: once it has started (its parent set,
-        // a child made), `otel.name` recorded on the `tracing` span no longer reaches it.
-        span.context().span().update_name(method.to_owned());
-        span.record("rpc.method", method);
-        span.record("a2a.binding", binding);
-        span.record("a2a.protocol.version", version);
+        use opentelemetry::KeyValue;
         let system = match binding {
             "JSONRPC" => "jsonrpc",
             "GRPC" => "grpc",
             _ => "a2a_http_json",
         };
-        span.record("rpc.system.name", system);
+        let version = if version.starts_with('1') {
+            "1.0"
+        } else {
+            "0.3"
+        };
+        with_request(&Span::current(), |span| {
+            let method = method_value(method);
+            span.update_name(method.to_string());
+            span.set_attributes([
+                KeyValue::new("rpc.method", method),
+                KeyValue::new("rpc.system.name", system),
+                KeyValue::new("a2a.binding", binding),
+                KeyValue::new("a2a.protocol.version", version),
+            ]);
+        });
     }
 }
 
@@ -78,10 +94,14 @@ pub(crate) fn record_operation(method: &str, binding: &str, version: &str) {
 pub(crate) fn record_refusal(code: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        let span = Span::current();
-        span.record("rpc.response.status_code", code);
-        span.record("error.type", code);
-        span.record("otel.status_code", "error");
+        use opentelemetry::KeyValue;
+        with_request(&Span::current(), |span| {
+            span.set_attributes([
+                KeyValue::new("rpc.response.status_code", code.to_owned()),
+                KeyValue::new("error.type", code.to_owned()),
+            ]);
+            span.set_status(opentelemetry::trace::Status::error(""));
+        });
     }
 }
 
@@ -91,10 +111,14 @@ pub(crate) fn record_refusal(code: &str) {
 pub(crate) fn record_task(task_id: &str, context_id: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        let span = Span::current();
-        span.record("a2a.task.id", task_id);
-        span.record("a2a.context.id", context_id);
-        span.record("gen_ai.conversation.id", context_id);
+        use opentelemetry::KeyValue;
+        with_request(&Span::current(), |span| {
+            span.set_attributes([
+                KeyValue::new("a2a.task.id", task_id.to_owned()),
+                KeyValue::new("a2a.context.id", context_id.to_owned()),
+                KeyValue::new("gen_ai.conversation.id", context_id.to_owned()),
+            ]);
+        });
     }
 }
 
@@ -103,12 +127,18 @@ pub(crate) fn record_task(task_id: &str, context_id: &str) {
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn record_status(span: &Span, status: StatusCode) {
     #[cfg(feature = "otel")]
-    if super::is_on() {
-        span.record("http.response.status_code", status.as_u16());
-        if status.is_server_error() {
-            span.record("otel.status_code", "error");
-            span.record("error.type", status.as_str());
-        }
+    if super::is_on() && !span.is_disabled() {
+        use opentelemetry::KeyValue;
+        with_request(span, |otel| {
+            otel.set_attribute(KeyValue::new(
+                "http.response.status_code",
+                i64::from(status.as_u16()),
+            ));
+            if status.is_server_error() {
+                otel.set_attribute(KeyValue::new("error.type", status.as_str().to_owned()));
+                otel.set_status(opentelemetry::trace::Status::error(""));
+            }
+        });
     }
 }
 

@@ -38,6 +38,8 @@ mod propagation;
 mod spans;
 #[cfg(feature = "otel")]
 mod store;
+#[cfg(feature = "otel")]
+mod variables;
 
 #[cfg(feature = "otel")]
 pub use export::{Telemetry, TelemetryError, TelemetryGuard, flush};

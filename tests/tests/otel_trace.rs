@@ -269,6 +269,7 @@ async fn the_emulator_reads_back_its_own_trace_without_any_configuration() {
         ])
         .env_clear()
         .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "100")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
@@ -353,5 +354,42 @@ async fn the_emulator_reads_back_its_own_trace_without_any_configuration() {
     assert_eq!(send["parentSpanId"], front["spanId"]);
     assert_eq!(run["parentSpanId"], send["spanId"]);
     assert_eq!(front["attributes"]["session.id"], SESSION);
+
+    // The metrics too: the call's duration by system and method, the task's transitions.
+    let metrics = async {
+        loop {
+            let answer: serde_json::Value = http
+                .get(format!("{base}/_emulator/api/metrics"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let metrics = answer["metrics"].as_array().cloned().unwrap_or_default();
+            let named = |name: &str| metrics.iter().any(|metric| metric["name"] == name);
+            if named("rpc.server.call.duration") && named("a2a.task.transitions") {
+                return metrics;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    let metrics = tokio::time::timeout(std::time::Duration::from_secs(20), metrics)
+        .await
+        .expect("the metrics reach the emulator's receiver");
+    let call = metrics
+        .iter()
+        .find(|metric| metric["name"] == "rpc.server.call.duration")
+        .unwrap();
+    assert_eq!(call["unit"], "s");
+    assert_eq!(call["attributes"]["rpc.system.name"], "jsonrpc");
+    assert_eq!(call["attributes"]["rpc.method"], "SendMessage");
+    assert!(
+        metrics
+            .iter()
+            .any(|metric| metric["name"] == "a2a.task.transitions"
+                && metric["attributes"]["a2a.task.state"] == "TASK_STATE_COMPLETED"),
+        "{metrics:#?}"
+    );
     let _ = emulator.kill().await;
 }

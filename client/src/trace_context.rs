@@ -1,5 +1,6 @@
-//! The caller's trace context on every request (feature `otel`): the current `tracing`
-//! span's OpenTelemetry context, written by the process's installed propagators
+//! The caller's trace context on every request (feature `otel`): OpenTelemetry's current
+//! context when it holds a span (one made through OpenTelemetry's API, as the hosts' are,
+//! or a `tracing` span its layer made current), else the current `tracing` span's, written by the process's installed propagators
 //! (`opentelemetry::global::set_text_map_propagator`; nothing is written until one is).
 //! W3C Trace Context: <https://www.w3.org/TR/trace-context/>.
 
@@ -22,7 +23,11 @@ impl Injector for Writing<'_> {
 
 /// Writes the current span's trace context into `headers`.
 pub(crate) fn inject(headers: &mut HeaderMap) {
-    let context = tracing::Span::current().context();
+    use opentelemetry::trace::TraceContextExt as _;
+    let mut context = opentelemetry::Context::current();
+    if !context.has_active_span() {
+        context = tracing::Span::current().context();
+    }
     opentelemetry::global::get_text_map_propagator(|propagator| {
         propagator.inject_context(&context, &mut Writing(headers));
     });

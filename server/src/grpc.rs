@@ -40,6 +40,7 @@ pub(crate) struct GrpcService {
 }
 
 /// The path of the service's calls (`/{package}.{service}/{method}`), on their spans.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
 const GRPC_SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
 
 impl GrpcService {
@@ -61,6 +62,7 @@ impl GrpcService {
         let params = serde_json::value::to_raw_value(request.get_ref())
             .map_err(|error| Status::invalid_argument(error.to_string()))?;
         // The call's server span (telemetry on), continuing the trace in its metadata.
+        #[cfg(feature = "otel")]
         let span = if crate::telemetry::is_on() {
             crate::telemetry::request(
                 &axum::http::Method::POST,
@@ -68,12 +70,14 @@ impl GrpcService {
                 &request.metadata().clone().into_headers(),
             )
         } else {
-            tracing::Span::none()
+            None
         };
+        #[cfg(not(feature = "otel"))]
+        let span = None;
         let handled = self
             .engine
             .handle_operation_of("grpc", operation, Some(&params), &call);
-        Ok(crate::telemetry::instrument(handled, span).await)
+        Ok(crate::telemetry::in_span(handled, span).await)
     }
 
     async fn unary<Req: Serialize, Res: DeserializeOwned>(

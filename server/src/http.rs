@@ -138,45 +138,11 @@ pub fn router(engine: Arc<Engine>, options: RouterOptions) -> Router {
             )
             .layer(SetRequestIdLayer::x_request_id(NewRequestId))
             .layer(PropagateRequestIdLayer::x_request_id())
-            .layer(
-                TraceLayer::new_for_http()
-                    .make_span_with(RequestSpan)
-                    .on_response(RecordStatus),
-            )
+            .layer(crate::telemetry::ServerSpanLayer)
+            .layer(TraceLayer::new_for_http())
             .layer(CatchPanicLayer::custom(|_| panic_response()))
             .layer(DefaultBodyLimit::max(options.max_body_bytes)),
     )
-}
-
-/// The span of a request: the server span telemetry exports when it is on
-/// ([`crate::telemetry::request`]), else tower-http's own (at `DEBUG`).
-#[derive(Debug, Clone, Copy)]
-struct RequestSpan;
-
-impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
-    fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
-        // `/ping` is the platform's health check, many a minute: not a request of the
-        // agent's, and no trace.
-        if crate::telemetry::is_on() && request.uri().path() != "/ping" {
-            return crate::telemetry::request(
-                request.method(),
-                request.uri().path(),
-                request.headers(),
-            );
-        }
-        tower_http::trace::DefaultMakeSpan::new().make_span(request)
-    }
-}
-
-/// tower-http's response log, and the status on the request's span.
-#[derive(Debug, Clone, Copy)]
-struct RecordStatus;
-
-impl<B> tower_http::trace::OnResponse<B> for RecordStatus {
-    fn on_response(self, response: &Response<B>, latency: Duration, span: &tracing::Span) {
-        crate::telemetry::record_status(span, response.status());
-        tower_http::trace::DefaultOnResponse::new().on_response(response, latency, span);
-    }
 }
 
 /// AgentCore's request id header, which a request the platform passes carries.

@@ -32,6 +32,8 @@ pub struct Span {
     pub attributes: HashMap<String, String>,
     /// The resource's `service.name`.
     pub service: String,
+    /// The names of its events (a log event's message), in order.
+    pub events: Vec<String>,
 }
 
 impl Span {
@@ -160,6 +162,7 @@ fn keep(kept: &Mutex<Vec<Span>>, request: ExportTraceServiceRequest) {
                         .map(|pair| (pair.key.clone(), text(pair.value.as_ref())))
                         .collect(),
                     service: service.clone(),
+                    events: span.events.iter().map(|event| event.name.clone()).collect(),
                 });
             }
         }

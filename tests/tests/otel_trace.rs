@@ -38,7 +38,12 @@ impl Agent for RelayAgent {
     }
 
     async fn execute(&self, context: RequestContext, events: EventSink) -> Result<(), AgentError> {
-        let client = Client::builder(&self.next).connect().await?;
+        // The agent's own span and log event, as an agent written with `tracing` makes them.
+        let client = Client::builder(&self.next)
+            .connect()
+            .instrument(tracing::info_span!("relay.connect"))
+            .await?;
+        tracing::warn!("asking the next agent");
         let answer = client.send_text(&context.message.joined_text()).await?;
         let SendResult::Task(task) = answer else {
             return Err("the next agent answered without a task".into());
@@ -225,6 +230,10 @@ async fn one_trace_from_the_caller_through_the_front_to_the_next_agent() {
     );
     assert_eq!(relay.parent, first.id);
     assert_eq!(relay.attributes["gen_ai.operation.name"], "invoke_agent");
+    // The agent's own span and its warning, in its run.
+    let connect = one_named(&spans, |span| span.name == "relay.connect", "connect");
+    assert_eq!(connect.parent, relay.id);
+    assert_eq!(relay.events, ["asking the next agent"]);
     assert_eq!(
         relay.attributes["gen_ai.conversation.id"],
         first.attributes["a2a.context.id"]

@@ -4,7 +4,8 @@
 //! The same id is AWS's `x-amzn-RequestId` on every answer, as on any AWS API's: AWS's SDKs
 //! read it into their outputs' and errors' `request_id()`.
 //!
-//! The step also opens the request's `invocation` span, so every later step logs under it.
+//! The step also opens the request's `invocation` span, so every later step logs under it,
+//! and (telemetry on) the front's server span.
 
 use std::task::{Context, Poll};
 
@@ -52,7 +53,9 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let request_id = a2a_lambda_core::model::new_id();
-        let span = invocation_span(&request, &request_id);
+        let span = tracing::info_span!("invocation", request_id, path = request.uri().path());
+        #[cfg(feature = "otel")]
+        let traced = server_span(&request, &request_id);
         let request_id = HeaderValue::try_from(request_id).ok();
         if let Some(value) = &request_id {
             request
@@ -60,8 +63,10 @@ impl<S: Next<axum::body::Body>> Service<Request> for PlatformRequestId<S> {
                 .insert(&PLATFORM_REQUEST_ID, value.clone());
         }
         // The steps that answer at once log in the span too.
-        let answer = span.in_scope(|| self.inner.call(request));
-        Box::pin(answer.instrument(span).map(move |answered| {
+        let answer = span.in_scope(|| self.inner.call(request)).instrument(span);
+        #[cfg(feature = "otel")]
+        let answer = a2a_lambda_server::host::telemetry::answer_in_span(answer, traced);
+        Box::pin(answer.map(move |answered| {
             answered.map(|mut response| {
                 if let Some(value) = request_id {
                     let headers = response.headers_mut();
@@ -81,32 +86,35 @@ fn is_invocation(path: &str) -> bool {
     path != "/ping" && !path.starts_with("/v1/") && !path.starts_with("/_emulator")
 }
 
-/// The span of one invocation: with telemetry on, the front's server span (AgentCore's
-/// side of the trace), continuing the caller's; else a plain span its log lines carry.
-fn invocation_span(request: &Request, request_id: &str) -> tracing::Span {
+/// With telemetry on, the front's server span of one invocation (AgentCore's side of the
+/// trace), continuing the caller's; the container's server span is its child. Beside it,
+/// the `invocation` span every log line of the request carries.
+#[cfg(feature = "otel")]
+fn server_span(request: &Request, request_id: &str) -> Option<opentelemetry::Context> {
+    use opentelemetry::KeyValue;
     // The emulator's own paths (its OTLP receiver among them: a span per export would
     // be exported in turn) and the health check are not invocations.
-    #[cfg(feature = "otel")]
-    if a2a_lambda_server::host::telemetry::is_on() && is_invocation(request.uri().path()) {
-        let session = request
-            .headers()
-            .get(a2a_lambda_core::agentcore::SESSION_HEADER)
-            .and_then(|value| value.to_str().ok());
-        let span = tracing::info_span!(
-            target: a2a_lambda_server::host::telemetry::TARGET,
-            "invocation",
-            otel.name = format!("AgentCore {} {}", request.method(), request.uri().path()),
-            otel.kind = "server",
-            request_id,
-            http.request.method = request.method().as_str(),
-            url.path = request.uri().path(),
-            session.id = session,
-            cloud.platform = "aws_bedrock_agentcore",
-        );
-        a2a_lambda_server::host::telemetry::continue_trace(&span, request.headers());
-        return span;
+    if !a2a_lambda_server::host::telemetry::is_on() || !is_invocation(request.uri().path()) {
+        return None;
     }
-    tracing::info_span!("invocation", request_id, path = request.uri().path())
+    let mut attributes = vec![
+        KeyValue::new("request_id", request_id.to_owned()),
+        KeyValue::new("http.request.method", request.method().as_str().to_owned()),
+        KeyValue::new("url.path", request.uri().path().to_owned()),
+        KeyValue::new("cloud.platform", "aws_bedrock_agentcore"),
+    ];
+    if let Some(session) = request
+        .headers()
+        .get(a2a_lambda_core::agentcore::SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+    {
+        attributes.push(KeyValue::new("session.id", session.to_owned()));
+    }
+    a2a_lambda_server::host::telemetry::server_span(
+        format!("AgentCore {} {}", request.method(), request.uri().path()),
+        request.headers(),
+        attributes,
+    )
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 //!   `traceparent` wins over an `X-Amzn-Trace-Id`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use opentelemetry::KeyValue;
@@ -34,12 +34,13 @@ use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::runtime::Tokio;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use tracing::Subscriber;
 use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
-use super::variables::{plan, propagator, variable};
+use super::exporter::ProtobufSpanExporter;
+use super::variables::{plan, propagator, trace_target, variable};
 
 static ON: AtomicBool = AtomicBool::new(false);
 
@@ -66,6 +67,22 @@ const INFRASTRUCTURE: &[&str] = &[
 
 /// The providers of the telemetry turned on, for [`flush`].
 static INSTALLED: Mutex<Option<Providers>> = Mutex::new(None);
+
+/// The tracer the hosts' own spans are made with, through OpenTelemetry's API directly
+/// (a `tracing` span costs a registry entry, a builder and a lookup per field on top).
+static TRACER: RwLock<Option<SdkTracer>> = RwLock::new(None);
+
+/// The name the hosts' spans carry as their instrumentation scope.
+const SCOPE: &str = "a2a-lambda";
+
+/// Calls `make` with the hosts' tracer (none while traces are off).
+pub(super) fn with_tracer<T>(make: impl FnOnce(&SdkTracer) -> T) -> Option<T> {
+    TRACER
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map(make)
+}
 
 /// How long dropping the guard waits for the last export.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
@@ -159,6 +176,46 @@ fn http_client() -> Result<reqwest::Client, TelemetryError> {
         })
 }
 
+/// Whether a span or event is exported: the hosts' own ([`super::TARGET`]), and the agent's
+/// spans at `INFO` and above and its events at `WARN` and above; not the libraries' under
+/// the hosts, which have spans of their own (the Lambda runtime's per invocation, the HTTP
+/// stacks'): each would be a root trace beside ours.
+fn exported(metadata: &tracing::Metadata<'_>) -> bool {
+    if metadata.target() == super::TARGET {
+        return true;
+    }
+    if INFRASTRUCTURE
+        .iter()
+        .any(|prefix| metadata.target().starts_with(prefix))
+    {
+        return false;
+    }
+    if metadata.is_span() {
+        *metadata.level() <= tracing::Level::INFO
+    } else {
+        *metadata.level() <= tracing::Level::WARN
+    }
+}
+
+/// The tracer provider exporting through `exporter` in batches on tokio, with the default
+/// sampler unless `OTEL_TRACES_SAMPLER` names one.
+fn tracer_provider<E>(exporter: E) -> opentelemetry_sdk::trace::TracerProviderBuilder
+where
+    E: opentelemetry_sdk::trace::SpanExporter + 'static,
+{
+    let processor =
+        opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor::builder(
+            exporter, Tokio,
+        )
+        .build();
+    let provider = SdkTracerProvider::builder().with_span_processor(processor);
+    if variable("OTEL_TRACES_SAMPLER").is_none() {
+        provider.with_sampler(default_sampler())
+    } else {
+        provider
+    }
+}
+
 /// Without `OTEL_TRACES_SAMPLER`: a span with no parent is sampled, one whose parent is
 /// sampled too, and one whose remote parent is *not* sampled still is. Lambda and AgentCore
 /// pass every request an X-Ray header with `Sampled=0` whenever X-Ray's active tracing is
@@ -233,30 +290,27 @@ impl Telemetry {
         };
         let endpoint =
             |signal: &str| fallback.map(|url| format!("{}/v1/{signal}", url.trim_end_matches('/')));
-        opentelemetry::global::set_text_map_propagator(propagator(&plan.propagators));
+        super::propagation::set_propagator(propagator(&plan.propagators));
         let resource = resource();
         let client = http_client()?;
         let tracer = if let Some(protocol) = plan.traces {
-            let mut exporter = opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_protocol(protocol)
-                .with_http_client(client.clone());
-            if let Some(url) = endpoint("traces") {
-                exporter = exporter.with_endpoint(url);
-            }
-            let exporter = exporter.build().map_err(|error| TelemetryError::Exporter {
-                signal: "traces",
-                detail: error.to_string(),
-            })?;
-            let processor =
-                opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor::builder(
-                    exporter, Tokio,
-                )
-                .build();
-            let mut provider = SdkTracerProvider::builder().with_span_processor(processor);
-            if variable("OTEL_TRACES_SAMPLER").is_none() {
-                provider = provider.with_sampler(default_sampler());
-            }
+            let provider = if protocol == opentelemetry_otlp::Protocol::HttpBinary {
+                let target = trace_target(&lookup)?;
+                tracer_provider(ProtobufSpanExporter::new(client.clone(), target))
+            } else {
+                let mut exporter = opentelemetry_otlp::SpanExporter::builder()
+                    .with_http()
+                    .with_protocol(protocol)
+                    .with_http_client(client.clone());
+                if let Some(url) = endpoint("traces") {
+                    exporter = exporter.with_endpoint(url);
+                }
+                let exporter = exporter.build().map_err(|error| TelemetryError::Exporter {
+                    signal: "traces",
+                    detail: error.to_string(),
+                })?;
+                tracer_provider(exporter)
+            };
             Some(provider.with_resource(resource.clone()).build())
         } else {
             None
@@ -299,39 +353,26 @@ impl Telemetry {
     where
         S: Subscriber + for<'span> LookupSpan<'span> + Send + Sync,
     {
-        let tracer = self.providers.tracer.as_ref()?.tracer("a2a-lambda");
-        let exported = tracing_subscriber::filter::filter_fn(|metadata| {
-            let level = *metadata.level();
-            if metadata.target() == super::TARGET {
-                return true;
-            }
-            // The libraries under the hosts have spans of their own (the Lambda runtime's
-            // per invocation, the HTTP stacks'): each would be a root trace beside ours.
-            if INFRASTRUCTURE
-                .iter()
-                .any(|prefix| metadata.target().starts_with(prefix))
-            {
-                return false;
-            }
-            if metadata.is_span() {
-                level <= tracing::Level::INFO
-            } else {
-                level <= tracing::Level::WARN
-            }
-        });
+        let tracer = self.providers.tracer.as_ref()?.tracer(SCOPE);
         Some(
             // No source location, thread or `tracing` target on every span: attributes no
             // convention asks for, paid on each span (measured in scripts/load.py).
             tracing_opentelemetry::layer()
                 .with_tracer(tracer)
                 .with_tracked_inactivity(false)
-                // The spans' OpenTelemetry context is read where it is needed (the trace
-                // headers a call sends), not attached to the thread at every poll.
-                .with_context_activation(false)
+                // An exported `tracing` span entered is OpenTelemetry's current context
+                // too, as the hosts' own spans are while they are polled: whichever is
+                // innermost parents what is made inside, through either API. The hosts'
+                // spans are not `tracing` ones, so nothing is attached per poll for them.
+                .with_context_activation(true)
                 .with_location(false)
                 .with_threads(false)
                 .with_target(false)
-                .with_filter(exported),
+                .with_filter(tracing_subscriber::filter::filter_fn(exported))
+                .and_then(
+                    super::events::EventsOnCurrentSpan
+                        .with_filter(tracing_subscriber::filter::filter_fn(exported)),
+                ),
         )
     }
 
@@ -341,6 +382,11 @@ impl Telemetry {
         if let Some(meter) = &self.providers.meter {
             opentelemetry::global::set_meter_provider(meter.clone());
         }
+        *TRACER.write().unwrap_or_else(PoisonError::into_inner) = self
+            .providers
+            .tracer
+            .as_ref()
+            .map(|provider| provider.tracer(SCOPE));
         *INSTALLED.lock().unwrap_or_else(PoisonError::into_inner) = Some(self.providers.clone());
         ON.store(true, Ordering::Relaxed);
         TelemetryGuard {
@@ -397,6 +443,10 @@ impl Drop for TelemetryGuard {
             return;
         };
         ON.store(false, Ordering::Relaxed);
+        TRACER
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         INSTALLED
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

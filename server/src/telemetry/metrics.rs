@@ -8,13 +8,24 @@ use std::sync::OnceLock;
 #[cfg(feature = "otel")]
 use opentelemetry::KeyValue;
 #[cfg(feature = "otel")]
-use opentelemetry::metrics::{Counter, Histogram, UpDownCounter};
+use opentelemetry::metrics::{Counter, Histogram, ObservableCounter, ObservableUpDownCounter};
+#[cfg(feature = "otel")]
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+/// Tasks entering each state, by the v1.0 state's number: counted here and read by the
+/// meter at each collection. A counter of the SDK's would hash its attributes and look
+/// its series up on every transition, three of them per task.
+#[cfg(feature = "otel")]
+static TRANSITIONS: [AtomicU64; 9] = [const { AtomicU64::new(0) }; 9];
+/// Tasks whose agent runs now (read at each collection, as [`TRANSITIONS`]).
+#[cfg(feature = "otel")]
+static RUNNING: AtomicI64 = AtomicI64::new(0);
 
 #[cfg(feature = "otel")]
 struct Instruments {
     calls: Histogram<f64>,
-    transitions: Counter<u64>,
-    running: UpDownCounter<i64>,
+    _transitions: ObservableCounter<u64>,
+    _running: ObservableUpDownCounter<i64>,
     pushes: Counter<u64>,
     refused: Counter<u64>,
     dropped: Counter<u64>,
@@ -38,15 +49,24 @@ fn instruments() -> Option<&'static Instruments> {
                     10.0, 30.0, 60.0,
                 ])
                 .build(),
-            transitions: meter
-                .u64_counter("a2a.task.transitions")
+            _transitions: meter
+                .u64_observable_counter("a2a.task.transitions")
                 .with_unit("{transition}")
                 .with_description("Tasks entering each state")
+                .with_callback(|observer| {
+                    for (number, count) in TRANSITIONS.iter().enumerate() {
+                        let count = count.load(Ordering::Relaxed);
+                        if let (true, Some(state)) = (count > 0, state_name(number)) {
+                            observer.observe(count, &[KeyValue::new("a2a.task.state", state)]);
+                        }
+                    }
+                })
                 .build(),
-            running: meter
-                .i64_up_down_counter("a2a.tasks.running")
+            _running: meter
+                .i64_observable_up_down_counter("a2a.tasks.running")
                 .with_unit("{task}")
                 .with_description("Tasks whose agent runs now")
+                .with_callback(|observer| observer.observe(RUNNING.load(Ordering::Relaxed), &[]))
                 .build(),
             pushes: meter
                 .u64_counter("a2a.push.deliveries")
@@ -98,21 +118,42 @@ pub(crate) fn call(system: &'static str, method: &str, refusal: Option<String>, 
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn transition(state: a2a_lambda_core::model::TaskState) {
     #[cfg(feature = "otel")]
-    if let Some(instruments) = instruments() {
-        let name = a2a_lambda_core::wire::v1_0::TaskState::from(state).as_str();
-        instruments
-            .transitions
-            .add(1, &[KeyValue::new("a2a.task.state", name)]);
+    if instruments().is_some() {
+        let number = a2a_lambda_core::wire::v1_0::TaskState::from(state) as usize;
+        if let Some(count) = TRANSITIONS.get(number) {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
-/// An agent started (`1`) or ended (`-1`) its run of a task.
+/// The v1.0 name of the state numbered `number`.
+#[cfg(feature = "otel")]
+fn state_name(number: usize) -> Option<&'static str> {
+    use a2a_lambda_core::model::TaskState;
+    [
+        TaskState::Unknown,
+        TaskState::Submitted,
+        TaskState::Working,
+        TaskState::Completed,
+        TaskState::Failed,
+        TaskState::Canceled,
+        TaskState::InputRequired,
+        TaskState::Rejected,
+        TaskState::AuthRequired,
+    ]
+    .into_iter()
+    .map(a2a_lambda_core::wire::v1_0::TaskState::from)
+    .find(|state| *state as usize == number)
+    .map(|state| state.as_str())
+}
+
+/// `change` tasks' agents started (1) or ended (-1) their run.
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn running(change: i64) {
     #[cfg(feature = "otel")]
-    if let Some(instruments) = instruments() {
-        instruments.running.add(change, &[]);
+    if instruments().is_some() {
+        RUNNING.fetch_add(change, Ordering::Relaxed);
     }
 }
 

@@ -4,8 +4,11 @@
 //! Without the feature every function here is an empty inline one: a build carries none
 //! of OpenTelemetry's code and makes no span. With it, nothing is made either until a host
 //! turned telemetry on ([`Telemetry::from_env`] found an OTLP endpoint): every span
-//! constructor first reads one flag. Once on, the spans are `tracing` spans of the target
-//! [`TARGET`], exported by `tracing-opentelemetry` and kept out of the log lines.
+//! constructor first reads one flag. Once on, the server spans and the agent's are made
+//! through OpenTelemetry's API and are its current context while their request is served
+//! and the agent runs; the store's and the push deliveries' are `tracing` spans of the
+//! target [`TARGET`], exported by `tracing-opentelemetry` (kept out of the log lines), as
+//! the agent's own are.
 //!
 //! What is traced, with the semantic convention each follows:
 //!
@@ -31,13 +34,20 @@
 //! (<https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-configure.html>).
 
 #[cfg(feature = "otel")]
+mod events;
+#[cfg(feature = "otel")]
 mod export;
+#[cfg(feature = "otel")]
+mod exporter;
 pub(crate) mod metrics;
 #[cfg(feature = "otel")]
 mod propagation;
+#[cfg(feature = "otel")]
+mod protobuf;
 mod spans;
 #[cfg(feature = "otel")]
 mod store;
+mod traced;
 #[cfg(feature = "otel")]
 mod variables;
 
@@ -49,6 +59,9 @@ pub use propagation::{continue_trace, extract, inject};
 pub(crate) use spans::*;
 #[cfg(feature = "otel")]
 pub(crate) use store::TracedStore;
+pub(crate) use traced::{ServerSpanLayer, in_span};
+#[cfg(feature = "otel")]
+pub use traced::{answer_in_span, server_span};
 
 /// The `tracing` target of the hosts' spans: what the OTLP export takes and the log lines
 /// leave out.

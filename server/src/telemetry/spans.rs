@@ -1,48 +1,85 @@
 //! The hosts' spans, made only when telemetry is on ([`super::is_on`]); without the
-//! `otel` feature each function is empty and every span is [`Span::none`].
+//! `otel` feature each function is empty and every span is [`Span::none`]. The server
+//! spans are OpenTelemetry's own ([`super::traced`]); the agent's, the store's and the
+//! push deliveries' are `tracing` spans, so that the agent's own spans nest in them.
 
 use std::future::Future;
 
+#[cfg(feature = "otel")]
 use axum::http::{HeaderMap, Method, StatusCode};
 use tracing::Span;
 
-/// The server span of one HTTP request, continuing the caller's trace (its
-/// `traceparent`, or its `X-Amzn-Trace-Id`); named `POST` until the engine knows the
-/// operation ([`record_operation`]).
-#[inline]
-#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn request(method: &Method, path: &str, headers: &HeaderMap) -> Span {
-    #[cfg(feature = "otel")]
-    if super::is_on() {
-        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
-        let session = headers
-            .get(a2a_lambda_core::agentcore::SESSION_HEADER)
-            .and_then(|value| value.to_str().ok());
-        // What the engine learns later (the operation, the task, the outcome) is set on
-        // the OpenTelemetry span directly, in one call each ([`with_request`]): a field
-        // recorded through `tracing` costs a registry lookup and a lock per field.
-        let span = tracing::info_span!(
-            target: super::TARGET,
-            "request",
-            otel.name = method.as_str(),
-            otel.kind = "server",
-            http.request.method = method.as_str(),
-            url.path = path,
-            session.id = session,
-        );
-        let _ = span.set_parent(super::extract(headers));
-        return span;
-    }
-    Span::none()
+/// Starts a span named `name` of `kind` continuing the trace `headers` carry (their
+/// `traceparent`, or their `X-Amzn-Trace-Id`), with `attributes`: the context it is
+/// current in while its request is served ([`super::traced`]). None while traces are off.
+#[cfg(feature = "otel")]
+pub(crate) fn start(
+    name: std::borrow::Cow<'static, str>,
+    kind: opentelemetry::trace::SpanKind,
+    headers: &HeaderMap,
+    attributes: Vec<opentelemetry::KeyValue>,
+) -> Option<opentelemetry::Context> {
+    use opentelemetry::trace::{TraceContextExt as _, Tracer as _};
+    let parent = super::extract(headers);
+    super::export::with_tracer(|tracer| {
+        let span = tracer
+            .span_builder(name)
+            .with_kind(kind)
+            .with_attributes(attributes)
+            .start_with_context(tracer, &parent);
+        parent.with_span(span)
+    })
 }
 
-/// The current request's OpenTelemetry span, for `change` (nothing when telemetry is off).
+/// The attributes the engine sets on a request's server span, besides the ones it starts
+/// with: room for them all at once.
 #[cfg(feature = "otel")]
-fn with_request(span: &Span, change: impl FnOnce(&opentelemetry::trace::SpanRef<'_>)) {
+const REQUEST_ATTRIBUTES: usize = 12;
+
+/// The server span of one HTTP request, continuing the caller's trace; named `POST` until
+/// the engine knows the operation ([`record_operation`]).
+#[cfg(feature = "otel")]
+pub(crate) fn request(
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+) -> Option<opentelemetry::Context> {
+    use opentelemetry::KeyValue;
+    let method: &'static str = match *method {
+        Method::POST => "POST",
+        Method::GET => "GET",
+        Method::DELETE => "DELETE",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        _ => "_OTHER",
+    };
+    let mut attributes = Vec::with_capacity(REQUEST_ATTRIBUTES);
+    attributes.push(KeyValue::new("http.request.method", method));
+    attributes.push(KeyValue::new("url.path", path.to_owned()));
+    if let Some(session) = headers
+        .get(a2a_lambda_core::agentcore::SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+    {
+        attributes.push(KeyValue::new("session.id", session.to_owned()));
+    }
+    start(
+        method.into(),
+        opentelemetry::trace::SpanKind::Server,
+        headers,
+        attributes,
+    )
+}
+
+/// The current span made through OpenTelemetry's API: a request's server span, or an
+/// agent's run (nothing when telemetry is off or none is current).
+#[cfg(feature = "otel")]
+fn with_current(change: impl FnOnce(&opentelemetry::trace::SpanRef<'_>)) {
     use opentelemetry::trace::TraceContextExt as _;
-    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
-    let context = span.context();
-    change(&context.span());
+    opentelemetry::Context::map_current(|context| {
+        if context.has_active_span() {
+            change(&context.span());
+        }
+    });
 }
 
 /// A method's name as a static string when the protocol has it (no copy per request).
@@ -56,8 +93,7 @@ fn method_value(method: &str) -> opentelemetry::Value {
 
 /// Names the current request span after its operation: `method` as the binding names it
 /// (`message/send`, `SendMessage`), on `binding` (`JSONRPC`, `HTTP+JSON`, `GRPC`), in A2A
-/// `version` (renamed on the OpenTelemetry span itself: a started span ignores an
-/// `otel.name` recorded later).
+/// `version`.
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn record_operation(method: &str, binding: &'static str, version: &str) {
@@ -74,7 +110,7 @@ pub(crate) fn record_operation(method: &str, binding: &'static str, version: &st
         } else {
             "0.3"
         };
-        with_request(&Span::current(), |span| {
+        with_current(|span| {
             let method = method_value(method);
             span.update_name(method.to_string());
             span.set_attributes([
@@ -95,7 +131,7 @@ pub(crate) fn record_refusal(code: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
         use opentelemetry::KeyValue;
-        with_request(&Span::current(), |span| {
+        with_current(|span| {
             span.set_attributes([
                 KeyValue::new("rpc.response.status_code", code.to_owned()),
                 KeyValue::new("error.type", code.to_owned()),
@@ -112,7 +148,7 @@ pub(crate) fn record_task(task_id: &str, context_id: &str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
         use opentelemetry::KeyValue;
-        with_request(&Span::current(), |span| {
+        with_current(|span| {
             span.set_attributes([
                 KeyValue::new("a2a.task.id", task_id.to_owned()),
                 KeyValue::new("a2a.context.id", context_id.to_owned()),
@@ -123,63 +159,70 @@ pub(crate) fn record_task(task_id: &str, context_id: &str) {
 }
 
 /// Records the HTTP status a request span answered with (a 5xx marks it an error).
-#[inline]
-#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn record_status(span: &Span, status: StatusCode) {
-    #[cfg(feature = "otel")]
-    if super::is_on() && !span.is_disabled() {
-        use opentelemetry::KeyValue;
-        with_request(span, |otel| {
-            otel.set_attribute(KeyValue::new(
-                "http.response.status_code",
-                i64::from(status.as_u16()),
-            ));
-            if status.is_server_error() {
-                otel.set_attribute(KeyValue::new("error.type", status.as_str().to_owned()));
-                otel.set_status(opentelemetry::trace::Status::error(""));
-            }
-        });
+#[cfg(feature = "otel")]
+pub(crate) fn record_status(span: &opentelemetry::trace::SpanRef<'_>, status: StatusCode) {
+    use opentelemetry::KeyValue;
+    span.set_attribute(KeyValue::new(
+        "http.response.status_code",
+        i64::from(status.as_u16()),
+    ));
+    if status.is_server_error() {
+        span.set_attribute(KeyValue::new("error.type", status.as_str().to_owned()));
+        span.set_status(opentelemetry::trace::Status::error(""));
     }
 }
 
-/// The span of an agent's run of one task (child of the request that started it; a
-/// non-blocking send's run goes on after that request ended).
-#[inline]
+/// The span of an agent's run of one task, a child of the current span (the request that
+/// started it; a non-blocking send's run goes on after that request ended): the context
+/// the run is polled in ([`super::in_span`]), so that the agent's own `tracing` spans and
+/// events, and the calls it makes, are its children.
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn agent(
     agent_name: &str,
     task_id: &str,
     context_id: &str,
     session_id: Option<&str>,
-) -> Span {
+) -> Option<super::traced::SpanContext> {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        return tracing::info_span!(
-            target: super::TARGET,
-            "invoke_agent",
-            otel.name = format!("invoke_agent {agent_name}"),
-            otel.kind = "internal",
-            otel.status_code = tracing::field::Empty,
-            gen_ai.operation.name = "invoke_agent",
-            gen_ai.agent.name = agent_name,
-            gen_ai.conversation.id = context_id,
-            a2a.task.id = task_id,
-            a2a.context.id = context_id,
-            session.id = session_id,
-            error.type = tracing::field::Empty,
-        );
+        use opentelemetry::KeyValue;
+        use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
+        let conversation =
+            opentelemetry::StringValue::from(std::sync::Arc::<str>::from(context_id));
+        let mut attributes = Vec::with_capacity(7);
+        attributes.extend([
+            KeyValue::new("gen_ai.operation.name", "invoke_agent"),
+            KeyValue::new("gen_ai.agent.name", agent_name.to_owned()),
+            KeyValue::new("gen_ai.conversation.id", conversation.clone()),
+            KeyValue::new("a2a.task.id", task_id.to_owned()),
+            KeyValue::new("a2a.context.id", conversation),
+        ]);
+        if let Some(session) = session_id {
+            attributes.push(KeyValue::new("session.id", session.to_owned()));
+        }
+        return super::export::with_tracer(|tracer| {
+            let parent = opentelemetry::Context::current();
+            let span = tracer
+                .span_builder(format!("invoke_agent {agent_name}"))
+                .with_kind(SpanKind::Internal)
+                .with_attributes(attributes)
+                .start_with_context(tracer, &parent);
+            parent.with_span(span)
+        });
     }
-    Span::none()
+    None
 }
 
-/// Marks an agent's span failed (its error, a panic).
+/// Marks the current agent's span failed (its error, a panic).
 #[inline]
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn record_agent_failure(span: &Span, kind: &str) {
+pub(crate) fn record_agent_failure(kind: &'static str) {
     #[cfg(feature = "otel")]
     if super::is_on() {
-        span.record("otel.status_code", "error");
-        span.record("error.type", kind);
+        with_current(|span| {
+            span.set_attribute(opentelemetry::KeyValue::new("error.type", kind));
+            span.set_status(opentelemetry::trace::Status::error(""));
+        });
     }
 }
 

@@ -140,6 +140,133 @@ fn propagator_names(lookup: Lookup<'_>) -> Result<Vec<&'static str>, TelemetryEr
     Ok(names)
 }
 
+/// Where and how spans are sent in OTLP/HTTP's protobuf: the URL, the headers, gzip.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct TraceTarget {
+    /// The URL spans are POSTed to.
+    pub(super) url: reqwest::Url,
+    /// The headers each export carries (`OTEL_EXPORTER_OTLP_HEADERS`, then the traces' own).
+    pub(super) headers: Vec<(String, String)>,
+    /// Whether the body is gzipped.
+    pub(super) gzip: bool,
+}
+
+/// The header values are credentials (an API key, a bearer token): only their names.
+impl std::fmt::Debug for TraceTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceTarget")
+            .field("url", &self.url.as_str())
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("gzip", &self.gzip)
+            .finish()
+    }
+}
+
+/// Where OTLP/HTTP sends when no endpoint is set (a collector on the same host: AgentCore's
+/// ADOT collector listens there).
+const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
+
+/// Where spans go, as OTLP's exporter specification reads the variables
+/// (<https://opentelemetry.io/docs/specs/otel/protocol/exporter/>): the traces' own
+/// endpoint as it is, else the common one with `/v1/traces` appended, else
+/// `http://localhost:4318/v1/traces`; the common headers, then the traces' own (which win);
+/// `gzip` or `none` compression.
+pub(super) fn trace_target(lookup: Lookup<'_>) -> Result<TraceTarget, TelemetryError> {
+    let (variable, url) = match lookup("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+        Some(url) => ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url.trim().to_owned()),
+        None => {
+            let (variable, base) = match lookup("OTEL_EXPORTER_OTLP_ENDPOINT") {
+                Some(base) => ("OTEL_EXPORTER_OTLP_ENDPOINT", base),
+                None => ("OTEL_EXPORTER_OTLP_ENDPOINT", DEFAULT_ENDPOINT.to_owned()),
+            };
+            (
+                variable,
+                format!("{}/v1/traces", base.trim().trim_end_matches('/')),
+            )
+        }
+    };
+    let url = reqwest::Url::parse(&url)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"))
+        .ok_or_else(|| TelemetryError::Unsupported {
+            variable,
+            value: url.clone(),
+            why: "an http:// or https:// URL",
+        })?;
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for variable in [
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    ] {
+        if let Some(text) = lookup(variable) {
+            for (name, value) in header_pairs(variable, &text)? {
+                headers.retain(|(known, _)| !known.eq_ignore_ascii_case(&name));
+                headers.push((name, value));
+            }
+        }
+    }
+    let (variable, compression) = match lookup("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION") {
+        Some(value) => ("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", value),
+        None => (
+            "OTEL_EXPORTER_OTLP_COMPRESSION",
+            lookup("OTEL_EXPORTER_OTLP_COMPRESSION").unwrap_or_default(),
+        ),
+    };
+    let gzip = match compression.trim() {
+        "gzip" => true,
+        "none" | "" => false,
+        _ => {
+            return Err(TelemetryError::Unsupported {
+                variable,
+                value: compression,
+                why: "`gzip` or `none`",
+            });
+        }
+    };
+    Ok(TraceTarget { url, headers, gzip })
+}
+
+/// `name=value` pairs separated by commas, values percent-encoded (the W3C baggage format
+/// OTLP's headers variables use). The error names the variable, never the values.
+fn header_pairs(
+    variable: &'static str,
+    text: &str,
+) -> Result<Vec<(String, String)>, TelemetryError> {
+    let refused = |why: &'static str| TelemetryError::Unsupported {
+        variable,
+        value: "(not shown: it may hold credentials)".to_owned(),
+        why,
+    };
+    let mut pairs = Vec::new();
+    for pair in text
+        .split(',')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+    {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| refused("`name=value` pairs separated by commas"))?;
+        let name = name.trim();
+        let value = percent_encoding::percent_decode_str(value.trim())
+            .decode_utf8()
+            .map_err(|_| refused("values percent-encoded UTF-8"))?;
+        if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err()
+            || axum::http::HeaderValue::from_str(&value).is_err()
+        {
+            return Err(refused("valid HTTP header names and values"));
+        }
+        pairs.push((name.to_owned(), value.into_owned()));
+    }
+    Ok(pairs)
+}
+
 pub(super) fn propagator(names: &[&'static str]) -> TextMapCompositePropagator {
     let propagators: Vec<Box<dyn TextMapPropagator + Send + Sync>> = names
         .iter()
@@ -170,6 +297,84 @@ mod tests {
     }
 
     const ENDPOINT: (&str, &str) = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");
+
+    fn target_of(pairs: &[(&str, &str)]) -> Result<TraceTarget, TelemetryError> {
+        let table: std::collections::HashMap<String, String> = pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        trace_target(&move |name: &str| table.get(name).cloned())
+    }
+
+    #[test]
+    fn spans_go_to_the_traces_endpoint_as_set_else_the_common_one_under_v1_traces() {
+        let target = target_of(&[]).unwrap();
+        assert_eq!(target.url.as_str(), "http://localhost:4318/v1/traces");
+        assert_eq!((target.headers.len(), target.gzip), (0, false));
+        let target = target_of(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")]);
+        assert_eq!(
+            target.unwrap().url.as_str(),
+            "http://collector:4318/v1/traces"
+        );
+        let target = target_of(&[
+            ENDPOINT,
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                "https://otlp.example/custom/path",
+            ),
+        ]);
+        assert_eq!(
+            target.unwrap().url.as_str(),
+            "https://otlp.example/custom/path"
+        );
+        let refused = target_of(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector:4318")]);
+        assert!(matches!(
+            refused,
+            Err(TelemetryError::Unsupported {
+                variable: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn headers_are_decoded_and_the_traces_own_win_and_compression_is_gzip_or_none() {
+        let target = target_of(&[
+            ENDPOINT,
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Basic%20c2VjcmV0, x-team = agents",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                "authorization=Bearer%20t",
+            ),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+        ])
+        .unwrap();
+        assert_eq!(
+            target.headers,
+            [
+                ("x-team".to_owned(), "agents".to_owned()),
+                ("authorization".to_owned(), "Bearer t".to_owned()),
+            ]
+        );
+        assert!(target.gzip);
+        // The values never reach a log line or an error.
+        assert!(!format!("{target:?}").contains("Bearer"));
+        let refused = target_of(&[("OTEL_EXPORTER_OTLP_HEADERS", "api-key")]).unwrap_err();
+        assert!(refused.to_string().contains("OTEL_EXPORTER_OTLP_HEADERS"));
+        let refused = target_of(&[("OTEL_EXPORTER_OTLP_HEADERS", "bad name=secret")]).unwrap_err();
+        assert!(!refused.to_string().contains("secret"));
+        let refused = target_of(&[("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "zstd")]);
+        assert!(matches!(
+            refused,
+            Err(TelemetryError::Unsupported {
+                variable: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+                ..
+            })
+        ));
+    }
 
     #[test]
     fn off_unless_an_endpoint_or_the_otlp_exporter_is_named() {

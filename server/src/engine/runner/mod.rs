@@ -134,7 +134,7 @@ pub(crate) fn start(
         &context.context_id,
         context.session_id.as_deref(),
     );
-    let mut runner = Box::pin(crate::telemetry::instrument(
+    let mut runner = Box::pin(crate::telemetry::in_span(
         run(deps, context, previous, keep_opening, report),
         span,
     ));
@@ -252,14 +252,11 @@ fn run(
             runner.on_events(deps, batch, failure.is_none()).await;
         }
         if let Some(detail) = &failure {
-            crate::telemetry::record_agent_failure(
-                &tracing::Span::current(),
-                if detail.starts_with("agent panicked") {
-                    "panic"
-                } else {
-                    "agent_error"
-                },
-            );
+            crate::telemetry::record_agent_failure(if detail.starts_with("agent panicked") {
+                "panic"
+            } else {
+                "agent_error"
+            });
             tracing::error!(
                 request_id = runner.request_id,
                 task_id = runner.task_id,

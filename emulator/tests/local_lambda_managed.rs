@@ -48,7 +48,8 @@ async fn eight_blocking_sends_are_in_flight_at_once_and_complete() {
 
 #[tokio::test]
 async fn eight_non_blocking_sends_at_once_finish_their_background_work_with_nothing_frozen() {
-    let lambda = start(managed()).await;
+    // Each background run takes three seconds.
+    let lambda = start(managed().env("TCK_STREAMING_TIMEOUT", "3")).await;
     let url = format!("{}/", lambda.base_url());
     let sends = (0..8).map(|i| {
         let url = url.clone();
@@ -81,8 +82,8 @@ async fn eight_non_blocking_sends_at_once_finish_their_background_work_with_noth
         completed_at.push(timestamp(&task));
     }
     // The eight background runs were at work together: every task was accepted before
-    // any of them completed (one at a time, each would complete a second before the
-    // next is accepted). The timestamps are the agent's own, RFC 3339 in UTC with
+    // any of them completed (one at a time, each would complete three seconds before
+    // the next is accepted). The timestamps are the agent's own, RFC 3339 in UTC with
     // milliseconds, which order as strings.
     let last_accepted = accepted_at.iter().max().unwrap();
     let first_completed = completed_at.iter().min().unwrap();
@@ -90,7 +91,22 @@ async fn eight_non_blocking_sends_at_once_finish_their_background_work_with_noth
         last_accepted < first_completed,
         "accepted {accepted_at:?}, completed {completed_at:?}"
     );
-    let environments = lambda.journal().unwrap().sessions();
+    // No invocation was held for the background run it started (that would keep its
+    // slot three seconds, and the others waiting): each send's invocation was over well
+    // before its run could have ended.
+    let journal = lambda.journal().unwrap();
+    let sends: Vec<Value> = journal
+        .invocations(&Default::default())
+        .iter()
+        .map(|invocation| invocation.to_json())
+        .filter(|invocation| invocation["method"] == "message/send")
+        .collect();
+    assert_eq!(sends.len(), 8, "{sends:#?}");
+    for send in &sends {
+        let held = send["lambda"]["durationMs"].as_f64().unwrap();
+        assert!(held < 3_000.0, "held {held} ms: {send}");
+    }
+    let environments = journal.sessions();
     assert_eq!(environments.len(), 1, "one environment: {environments:#?}");
     assert!(
         !environments[0]

@@ -72,6 +72,13 @@ while True:
     path
 }
 
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}
+
 /// The times (ms since the epoch) of the `SIGTERM`s the runtime noted.
 fn sigterms(notes: &Path) -> Vec<u128> {
     std::fs::read_to_string(notes)
@@ -104,11 +111,9 @@ async fn a_runtime_that_ignores_sigterm_is_killed_once_the_500_ms_are_over() {
     let notes = scratch.path("notes");
     let lambda = started_and_invoked(stubborn_runtime(&scratch.0, &notes, true)).await;
     let pid = lambda.pid().unwrap();
+    let asked = now_ms();
     let report = lambda.shutdown().await.unwrap();
-    let over = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis();
+    let over = now_ms();
     // SIGTERM first (an extension is registered), then, the runtime still there after
     // the grace, SIGKILL: its exit status is the signal's, not an exit of its own.
     assert!(report.environment && report.sigterm, "{report:?}");
@@ -116,13 +121,17 @@ async fn a_runtime_that_ignores_sigterm_is_killed_once_the_500_ms_are_over() {
     assert!(report.killed, "ended by SIGKILL: {report:?}");
     let terms = sigterms(&notes);
     assert_eq!(terms.len(), 1, "one SIGTERM: {terms:?}");
-    // The kill came after the whole grace (a lower bound only: how late the shutdown
+    assert!(
+        terms[0] >= asked,
+        "SIGTERM at {}, asked at {asked}",
+        terms[0]
+    );
+    // The kill waited for the whole grace (a lower bound only: how late the shutdown
     // returns depends on the machine).
     let grace = SHUTDOWN_GRACE.as_millis();
     assert!(
-        over >= terms[0] + grace,
-        "SIGTERM at {}, shutdown over at {over}: less than {grace} ms apart",
-        terms[0]
+        over >= asked + grace,
+        "asked at {asked}, over at {over}: less than {grace} ms apart"
     );
     assert_eq!(process_state(pid), None, "the process is gone");
 }

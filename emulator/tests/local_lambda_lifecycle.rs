@@ -371,7 +371,8 @@ curl -sS -w ' %{{http_code}}\n' -X POST "$ext" -d '{{"events":["INVOKE"]}}' >> '
     let call = tokio::spawn(async move { get(&url).await });
     let lines = eventually("three registrations", || {
         let text = std::fs::read_to_string(&file).ok()?;
-        (text.lines().count() == 3).then_some(text)
+        // Whole lines only: curl writes a body and its `-w` status apart.
+        (text.ends_with('\n') && text.lines().count() == 3).then_some(text)
     })
     .await;
     let lines: Vec<&str> = lines.lines().collect();

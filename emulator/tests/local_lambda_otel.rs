@@ -1,3 +1,4 @@
+#![cfg(target_os = "linux")]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! The real `a2a-agent` function (built with `otel`) under the local Lambda, exporting to
 //! an OTLP test receiver: an invocation's spans, a non-blocking send's background run

@@ -354,4 +354,8 @@ async fn a_busy_agent_keeps_its_session_past_the_idle_timeout() {
         STEP_TIMEOUT,
     )
     .await;
+    // Our container said HealthyBusy while the task worked: no warning about a Healthy
+    // ping over a task at work.
+    let log = plain_log(&mut emulator);
+    assert!(!log.contains("still working"), "{log}");
 }

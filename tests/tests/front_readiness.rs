@@ -4,7 +4,10 @@
 //! session's container's.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use a2a_test_support::harness::front::{self, SESSION_HEADER, invoke, session_id};
+use a2a_test_support::TempDir;
+use a2a_test_support::harness::front::{
+    self, ARN, SESSION_HEADER, invocations, invoke, session_id,
+};
 use a2a_test_support::harness::{Emulator, json};
 
 /// A send in `session`, answered by the echo agent.
@@ -45,6 +48,31 @@ async fn readiness_needs_no_credentials_and_starts_no_session() {
     let posted = front::post(&emulator, "/_emulator/ready", &[], Vec::new()).await;
     assert_eq!(posted.status, 405, "{posted:?}");
     assert_eq!(posted.headers["allow"], "GET, HEAD");
+}
+
+#[tokio::test]
+async fn readiness_needs_no_token_under_jwt_auth() {
+    let dir = TempDir::new("readiness-jwt");
+    let state = dir.0.to_string_lossy().into_owned();
+    let emulator = Emulator::start(&[
+        "--auth",
+        "jwt",
+        "--jwt-allowed-scopes",
+        "a2a/invoke",
+        "--state-dir",
+        state.as_str(),
+    ]);
+    let ready = front::get(&emulator, "/_emulator/ready", &[]).await;
+    assert_eq!(ready.status, 200, "{ready:?}");
+    assert_eq!(
+        ready.json(),
+        json!({"status": "ready", "liveSessions": 0, "maxSessions": 1000})
+    );
+    // An invocation without a bearer token is still refused.
+    let send = front::post(&emulator, &invocations(ARN), &[], Vec::from(&b"{}"[..])).await;
+    assert_eq!(send.status, 401, "{send:?}");
+    let ready = front::get(&emulator, "/_emulator/ready", &[]).await;
+    assert_eq!(ready.json()["liveSessions"], 0, "{ready:?}");
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ use futures_util::future::Either;
 use futures_util::{FutureExt as _, TryStreamExt as _};
 use tower::ServiceExt as _;
 
-use super::ping_report::Activity;
+use super::ping_report::{Activity, PingLedger};
 use super::process::{AgentProcess, ProcessSpec};
 use super::task_owners::{SessionTasks, TaskOwners};
 
@@ -233,6 +233,15 @@ impl Container {
             Self::Process(process) => process
                 .started()
                 .map_or(Activity::Unreported, |process| process.activity()),
+        }
+    }
+
+    /// The pings of the container's agent process (an in-process engine and an upstream
+    /// have none).
+    pub(crate) fn ping_ledger(&self) -> Option<Arc<PingLedger>> {
+        match self {
+            Self::Process(process) => process.started().map(|process| Arc::clone(process.pings())),
+            Self::InProcess { .. } | Self::Upstream(_) => None,
         }
     }
 

@@ -93,7 +93,13 @@ impl<S: Next<Bytes>> Service<Request<Bytes>> for Explain<S> {
         let caller = may_name_a_task(payload).then_some(call.caller);
         // An agent process is indexed from its answers (see `task_index`).
         let watch = if session.container.is_process() {
-            AnswerWatch::new(&self.index, call.name.as_str(), payload, caller)
+            AnswerWatch::new(
+                &self.index,
+                call.name.as_str(),
+                payload,
+                caller,
+                session.container.ping_ledger(),
+            )
         } else {
             None
         };

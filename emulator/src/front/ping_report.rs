@@ -20,6 +20,16 @@
 //! the last invocation); `Healthy` with a time means idle since then (or since the last
 //! invocation, whichever is later); `Healthy` without one counts for nothing. The two wrong
 //! ways get a warning naming what AWS would do, once per session.
+//!
+//! A third wrong way is a container that says `Healthy` while a task it started is still
+//! at work (its background work not reported as `HealthyBusy`): AWS counts that session
+//! idle and ends it at its idle timeout, the task unfinished (the page above: `Healthy`
+//! is "Ready for new work, no background tasks running", `HealthyBusy` "Currently
+//! processing background tasks", and "A session in idle state for 15 minutes gets
+//! automatically terminated"). The tasks a session's answers
+//! showed at work are kept ([`PingLedger::task_at_work`]); after a `Healthy` ping, the
+//! supervisor asks the container after them (`tasks/get`, [`PingLedger::tasks_to_check`])
+//! and a task still at work gets the warning, once per session.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,6 +39,19 @@ use serde_json::Value;
 /// Consecutive pings with the same status and a later time before the container is said
 /// to re-stamp the time on every ping.
 const RESTAMPS_TO_WARN: u32 = 3;
+
+/// Tasks seen at work kept per session for the `Healthy` check (the newest).
+const TASKS_KEPT: usize = 32;
+
+/// A task a session's answers showed at work, and the wire to ask after it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TaskAtWork {
+    /// Its id.
+    pub(crate) id: String,
+    /// It was made through A2A v1.0 (`GetTask`, `A2A-Version: 1.0`); else v0.3
+    /// (`tasks/get`).
+    pub(crate) v1_0: bool,
+}
 
 /// The `status` of a `/ping` answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +87,24 @@ impl PingReport {
             time_of_last_update: json.get("time_of_last_update").and_then(Value::as_u64),
         }
     }
+}
+
+/// Whether a JSON-RPC `result` (a task, a send's answer or a stream event, of either A2A
+/// version) shows its task submitted or working.
+pub(crate) fn shows_at_work(result: &Value) -> bool {
+    [
+        &result["status"]["state"],
+        &result["task"]["status"]["state"],
+        &result["statusUpdate"]["status"]["state"],
+    ]
+    .into_iter()
+    .filter_map(Value::as_str)
+    .any(|state| {
+        matches!(
+            state,
+            "submitted" | "working" | "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING"
+        )
+    })
 }
 
 /// What the pings so far mean for the session's idle clock.
@@ -107,6 +148,9 @@ struct Ledger {
     restamps: u32,
     warned_restamp: bool,
     warned_unstamped: bool,
+    /// Tasks the session's answers showed at work, not yet seen done.
+    at_work: Vec<TaskAtWork>,
+    warned_healthy_at_work: bool,
 }
 
 impl PingLedger {
@@ -155,6 +199,54 @@ impl PingLedger {
             );
         }
         ledger.last = Some(report);
+    }
+
+    /// Notes that an answer in the session showed `task` submitted or working.
+    pub(crate) fn task_at_work(&self, task: TaskAtWork) {
+        let mut ledger = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if ledger.warned_healthy_at_work || ledger.at_work.contains(&task) {
+            return;
+        }
+        if ledger.at_work.len() == TASKS_KEPT {
+            ledger.at_work.remove(0);
+        }
+        ledger.at_work.push(task);
+    }
+
+    /// The tasks to ask the container after: those seen at work, when its last ping said
+    /// `Healthy` (none once the session was warned).
+    pub(crate) fn tasks_to_check(&self) -> Vec<TaskAtWork> {
+        let ledger = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let healthy = ledger
+            .last
+            .as_ref()
+            .is_some_and(|last| last.status == PingStatus::Healthy);
+        if !healthy || ledger.warned_healthy_at_work {
+            return Vec::new();
+        }
+        ledger.at_work.clone()
+    }
+
+    /// What the container said of `task_id` after a `Healthy` ping: still at work (a
+    /// warning, once per session), or not (done, or unknown to it: forgotten).
+    pub(crate) fn checked(&self, task_id: &str, still_at_work: bool) {
+        let mut ledger = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if !still_at_work {
+            ledger.at_work.retain(|task| task.id != task_id);
+            return;
+        }
+        if !ledger.warned_healthy_at_work {
+            ledger.warned_healthy_at_work = true;
+            ledger.at_work.clear();
+            tracing::warn!(
+                session_id = self.label,
+                task_id,
+                "the agent's /ping says Healthy while a task of its session is still working \
+                 (its tasks/get says so): AWS counts such a session idle and ends it at its \
+                 idle timeout, the task unfinished; say HealthyBusy (with time_of_last_update) \
+                 until the task is done"
+            );
+        }
     }
 
     /// What the pings so far mean for the idle clock.
@@ -266,5 +358,71 @@ mod tests {
         // The same time again is no re-stamp.
         ledger.record(ping(r#"{"status":"HealthyBusy","time_of_last_update":16}"#));
         assert_eq!(ledger.state.lock().unwrap().restamps, 0);
+    }
+
+    #[test]
+    fn a_result_at_work_is_read_in_either_version() {
+        use serde_json::json;
+        for at_work in [
+            json!({"kind": "task", "id": "t", "status": {"state": "working"}}),
+            json!({"kind": "task", "id": "t", "status": {"state": "submitted"}}),
+            json!({"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}}),
+            json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+            json!({"id": "t", "status": {"state": "TASK_STATE_WORKING"}}),
+        ] {
+            assert!(shows_at_work(&at_work), "{at_work}");
+        }
+        for done in [
+            json!({"kind": "task", "id": "t", "status": {"state": "completed"}}),
+            json!({"task": {"id": "t", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}}),
+            json!({"kind": "message", "parts": []}),
+            serde_json::Value::Null,
+        ] {
+            assert!(!shows_at_work(&done), "{done}");
+        }
+    }
+
+    #[test]
+    fn tasks_at_work_are_checked_only_after_a_healthy_ping_until_one_is_found_working() {
+        let ledger = PingLedger::new("s");
+        let task = |id: &str| TaskAtWork {
+            id: id.to_owned(),
+            v1_0: false,
+        };
+        ledger.task_at_work(task("t-1"));
+        ledger.task_at_work(task("t-1"));
+        ledger.task_at_work(task("t-2"));
+        // No ping yet, then a busy one: nothing to ask.
+        assert_eq!(ledger.tasks_to_check(), Vec::new());
+        ledger.record(ping(
+            r#"{"status":"HealthyBusy","time_of_last_update":100}"#,
+        ));
+        assert_eq!(ledger.tasks_to_check(), Vec::new());
+        ledger.record(ping(r#"{"status":"Healthy","time_of_last_update":101}"#));
+        assert_eq!(ledger.tasks_to_check(), vec![task("t-1"), task("t-2")]);
+        // A task done is forgotten; one still at work is the warning, and then nothing
+        // more is asked.
+        ledger.checked("t-1", false);
+        assert_eq!(ledger.tasks_to_check(), vec![task("t-2")]);
+        ledger.checked("t-2", true);
+        assert!(ledger.state.lock().unwrap().warned_healthy_at_work);
+        assert_eq!(ledger.tasks_to_check(), Vec::new());
+        ledger.task_at_work(task("t-3"));
+        assert_eq!(ledger.tasks_to_check(), Vec::new());
+    }
+
+    #[test]
+    fn at_most_the_newest_tasks_are_kept() {
+        let ledger = PingLedger::new("s");
+        for i in 0..=TASKS_KEPT {
+            ledger.task_at_work(TaskAtWork {
+                id: format!("t-{i}"),
+                v1_0: true,
+            });
+        }
+        ledger.record(ping(r#"{"status":"Healthy"}"#));
+        let kept = ledger.tasks_to_check();
+        assert_eq!(kept.len(), TASKS_KEPT);
+        assert_eq!(kept[0].id, "t-1");
     }
 }

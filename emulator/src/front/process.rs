@@ -5,7 +5,8 @@
 //! listen (`PORT`, `A2A_HOST`), its public URL (`AGENTCORE_RUNTIME_URL`) and its session
 //! (`A2A_SESSION_ID`). A supervisor task owns it: it waits for `GET /ping` to answer 200
 //! (the session is *starting* until then), then asks `/ping` every second what the agent is
-//! doing (read as AWS reads it: `front/ping_report.rs`), and on stop sends the group SIGTERM, then SIGKILL after a grace. Each
+//! doing (read as AWS reads it: `front/ping_report.rs`; after a `Healthy` one, whether a
+//! task its session's answers showed at work is still working), and on stop sends the group SIGTERM, then SIGKILL after a grace. Each
 //! line the process prints is logged, prefixed with the session id. Calls reach it as an
 //! [`Upstream`] at `http://127.0.0.1:PORT`.
 
@@ -23,7 +24,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::container::{RuntimeFailure, Upstream};
-use super::ping_report::{Activity, PingLedger, PingReport};
+use super::ping_report::{Activity, PingLedger, PingReport, TaskAtWork, shows_at_work};
 pub use super::processes::Processes;
 
 /// How often a ready process's `/ping` is asked whether it is busy.
@@ -210,6 +211,11 @@ impl AgentProcess {
         self.pings.activity()
     }
 
+    /// Its pings, and the tasks its answers showed at work.
+    pub(crate) fn pings(&self) -> &Arc<PingLedger> {
+        &self.pings
+    }
+
     /// Stops it: SIGTERM to its group now, SIGKILL after the grace.
     pub fn stop(&self) {
         self.stop.send_replace(true);
@@ -393,9 +399,44 @@ impl Supervisor {
                 status = child.wait() => return End::Exited(exit_reason(status, "")),
                 _ = tick.tick() => {
                     self.pings.record(self.ping().await);
+                    for task in self.pings.tasks_to_check() {
+                        let at_work = self.still_at_work(&task).await;
+                        self.pings.checked(&task.id, at_work);
+                    }
                 }
             }
         }
+    }
+
+    /// Whether the process says `task` is still submitted or working, asked as a client
+    /// would (`tasks/get`, or v1.0's `GetTask`); an answer that says otherwise, or none,
+    /// is not.
+    async fn still_at_work(&self, task: &TaskAtWork) -> bool {
+        let method = if task.v1_0 { "GetTask" } else { "tasks/get" };
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": "a2a-emulator-ping-check",
+            "method": method,
+            "params": {"id": task.id},
+        });
+        let mut request = self
+            .upstream
+            .client
+            .post(format!("{}/", self.upstream.base))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .timeout(PING_TIMEOUT)
+            .body(body.to_string());
+        if task.v1_0 {
+            request = request.header(a2a_lambda_core::version::VERSION_HEADER, "1.0");
+        }
+        let Ok(answer) = request.send().await else {
+            return false;
+        };
+        let Ok(body) = answer.bytes().await else {
+            return false;
+        };
+        let answer = serde_json::from_slice::<serde_json::Value>(&body).unwrap_or_default();
+        shows_at_work(&answer["result"])
     }
 
     /// What a `/ping` that answered 200 said.

@@ -1,8 +1,10 @@
 //! Which session made which task, for containers the front cannot ask (`--agent-cmd`
 //! processes): task ids read from the answers to sends, at most [`INDEXED_TASKS`], and
 //! the answers to calls that name a task watched for -32001 (task not found), so that the
-//! log can say where the task lives. Only those answers are read, and only their first
-//! bytes; what goes on the wire is untouched.
+//! log can say where the task lives; a send's task shown at work is told to the agent
+//! process's pings (`ping_report.rs`: a `Healthy` ping while it works gets a warning).
+//! Only those answers are read, and only their first bytes; what goes on the wire is
+//! untouched.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
@@ -14,6 +16,7 @@ use futures_util::Stream;
 use serde_json::Value;
 
 use super::explain::{self, Caller};
+use super::ping_report::{PingLedger, TaskAtWork, shows_at_work};
 
 /// Tasks remembered; the oldest are forgotten past it.
 pub const INDEXED_TASKS: usize = 10_000;
@@ -72,6 +75,8 @@ pub struct AnswerWatch {
     named: Option<Caller>,
     /// The task the call named, read from its payload when its answer is -32001.
     payload: Bytes,
+    /// The agent process's pings, told of a task the send's answer shows at work.
+    pings: Option<Arc<PingLedger>>,
 }
 
 impl AnswerWatch {
@@ -82,6 +87,7 @@ impl AnswerWatch {
         session: &str,
         payload: &Bytes,
         named: Option<Caller>,
+        pings: Option<Arc<PingLedger>>,
     ) -> Option<Self> {
         let send = memchr::memmem::find(payload, b"essage").is_some();
         (send || named.is_some()).then(|| Self {
@@ -90,6 +96,7 @@ impl AnswerWatch {
             send,
             named,
             payload: payload.clone(),
+            pings,
         })
     }
 
@@ -106,9 +113,18 @@ impl AnswerWatch {
     /// nothing more needs reading.
     fn read(&self, seen: &[u8], end: bool) -> bool {
         if self.send
-            && let Some(task_id) = first_result(seen).as_ref().and_then(task_in_result)
+            && let Some(answer) = first_result(seen)
+            && let Some(task_id) = task_in_result(&answer)
         {
             self.index.record(&task_id, &self.session);
+            if let Some(pings) = &self.pings
+                && shows_at_work(&answer["result"])
+            {
+                pings.task_at_work(TaskAtWork {
+                    id: task_id,
+                    v1_0: is_v1_0_send(&self.payload),
+                });
+            }
             return true;
         }
         if !end {
@@ -171,6 +187,16 @@ fn first_result(seen: &[u8]) -> Option<Value> {
     let line = &seen[start..];
     let end = memchr::memchr2(b'\n', b'\r', line)?;
     serde_json::from_slice(&line[..end]).ok()
+}
+
+/// Whether `payload` is an A2A v1.0 send (`SendMessage`, `SendStreamingMessage`).
+fn is_v1_0_send(payload: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(payload).is_ok_and(|call| {
+        matches!(
+            call["method"].as_str(),
+            Some("SendMessage" | "SendStreamingMessage")
+        )
+    })
 }
 
 /// The error code of the first JSON-RPC answer in `seen`.

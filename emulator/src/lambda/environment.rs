@@ -23,7 +23,7 @@ use crate::Journal;
 ///
 /// ```
 /// let report = a2a_lambda_emulator::lambda::ShutdownReport::default();
-/// assert!(!report.environment && !report.sigterm);
+/// assert!(!report.environment && !report.sigterm && !report.killed);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -34,6 +34,9 @@ pub struct ShutdownReport {
     pub sigterm: bool,
     /// The runtime exited by itself within the grace, before `SIGKILL`.
     pub exited_in_grace: bool,
+    /// The runtime's process was ended by `SIGKILL` (its exit status says so): it had
+    /// not exited by itself when the grace was over, or there was none (no extension).
+    pub killed: bool,
     /// `SHUTDOWN` events sent (to the external extensions registered for them).
     pub shutdown_events: usize,
 }

@@ -5,8 +5,10 @@
 //!
 //! What a user notices: eight sends at once on one environment are all answered (and
 //! eight streams), the tasks of non-blocking ones finish while other invocations are
-//! served, and their webhooks hear of it; a task ends at its own invocation's deadline; a shutdown fails every task still at work; a bad
-//! `AWS_LAMBDA_MAX_CONCURRENCY` stops the init with a clear log line.
+//! served, and their webhooks hear of it; a shutdown fails every task still at work; a
+//! bad `AWS_LAMBDA_MAX_CONCURRENCY` stops the init with a clear log line. A task ending
+//! at its own invocation's deadline is shown on the local Lambda (the emulator's
+//! `local_lambda_deadline.rs`).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod fake_lambda;
@@ -27,8 +29,6 @@ use serde_json::{Value, json};
 /// The concurrency Lambda is said to have configured.
 const CONCURRENCY: usize = 8;
 
-/// The status message of a task whose invocation's time ran out.
-const OUT_OF_TIME: &str = "The agent's Lambda invocation ran out of time before the task finished.";
 /// The status message of a task failed by the shutdown.
 const SHUT_DOWN: &str =
     "The agent's Lambda execution environment was shut down before the task finished.";
@@ -274,59 +274,6 @@ async fn eight_webhooks_hear_of_their_tasks_end_after_every_invocation_was_answe
         assert!(Instant::now() < deadline, "not all told: {completed:#?}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-}
-
-#[tokio::test]
-async fn a_task_ends_at_its_own_invocations_deadline_while_the_others_work_on() {
-    let mut api = FakeApi::start_managed().await;
-    let function = managed(&api, &[]).await;
-    // `slow-` works until told to stop. One invocation has 2.5 s, the other 15 minutes.
-    let short_deadline = api.invoke(
-        "inv-short",
-        &non_blocking_send("slow-short"),
-        Duration::from_millis(2_500),
-    );
-    let (_, short, _) = api.answer("inv-short").await;
-    let short_id = task_id(&short["result"]);
-    api.invoke("inv-long", &non_blocking_send("slow-long"), FAR);
-    let (_, long, _) = api.answer("inv-long").await;
-    let long_id = task_id(&long["result"]);
-
-    let deadline = Instant::now() + STEP;
-    let mut gets = 0;
-    let failed = loop {
-        gets += 1;
-        let got = task(&mut api, &format!("inv-get-short-{gets}"), &short_id).await;
-        if got["status"]["state"] == "failed" {
-            break got;
-        }
-        assert!(Instant::now() < deadline, "never failed: {got}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let failed_at = Instant::now();
-    assert_eq!(failed["status"]["message"]["role"], "agent", "{failed}");
-    assert_eq!(
-        failed["status"]["message"]["parts"][0]["text"], OUT_OF_TIME,
-        "{failed}"
-    );
-    assert!(
-        failed_at < short_deadline,
-        "failed before its invocation's deadline"
-    );
-    // The other invocation's task works on.
-    let long = task(&mut api, "inv-get-long", &long_id).await;
-    assert_eq!(long["status"]["state"], "working", "{long}");
-    let warned = function
-        .logs()
-        .into_iter()
-        .find(|log| {
-            log["fields"]["message"]
-                == "the invocation's time ran out before its task finished: the agent was \
-                    stopped and the task failed"
-        })
-        .expect("the run's end is logged");
-    assert_eq!(warned["level"], "WARN", "{warned}");
-    assert_eq!(warned["fields"]["task_id"], short_id.as_str(), "{warned}");
 }
 
 #[tokio::test]

@@ -34,7 +34,7 @@ mod start;
 mod stop;
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -202,6 +202,8 @@ pub(crate) struct Instance {
     /// The function's process exited (set by its waiter).
     exited: watch::Receiver<Option<String>>,
     reaped: AtomicBool,
+    /// The signal that ended the function's process (0: none, or not ended yet).
+    ended_by: AtomicI32,
     /// External extension processes still running.
     extension_processes: std::sync::atomic::AtomicUsize,
 }
@@ -283,6 +285,13 @@ impl Instance {
         exit: watch::Sender<Option<String>>,
     ) {
         let status = child.wait().await;
+        if let Some(signal) = status
+            .as_ref()
+            .ok()
+            .and_then(std::os::unix::process::ExitStatusExt::signal)
+        {
+            instance.ended_by.store(signal, Ordering::Release);
+        }
         let reason = match status {
             Ok(status) => format!("Runtime exited with error: {status}"),
             Err(error) => format!("Runtime exited: {error}"),

@@ -52,6 +52,7 @@ impl Instance {
             servers: Mutex::new(Vec::new()),
             exited,
             reaped: AtomicBool::new(false),
+            ended_by: AtomicI32::new(0),
             extension_processes: std::sync::atomic::AtomicUsize::new(0),
         });
         instance.recorder.state(SessionState::Starting, None);

@@ -97,6 +97,7 @@ impl Instance {
             environment: true,
             sigterm: extensions,
             exited_in_grace,
+            killed: self.ended_by.load(Ordering::Acquire) == Signal::SIGKILL as i32,
             shutdown_events: externals,
         }
     }

@@ -208,7 +208,13 @@ where
             exporter, Tokio,
         )
         .build();
-    let provider = SdkTracerProvider::builder().with_span_processor(processor);
+    with_sampler(SdkTracerProvider::builder().with_span_processor(processor))
+}
+
+/// `provider` with the default sampler unless `OTEL_TRACES_SAMPLER` names one.
+fn with_sampler(
+    provider: opentelemetry_sdk::trace::TracerProviderBuilder,
+) -> opentelemetry_sdk::trace::TracerProviderBuilder {
     if variable("OTEL_TRACES_SAMPLER").is_none() {
         provider.with_sampler(default_sampler())
     } else {
@@ -296,7 +302,18 @@ impl Telemetry {
         let tracer = if let Some(protocol) = plan.traces {
             let provider = if protocol == opentelemetry_otlp::Protocol::HttpBinary {
                 let target = trace_target(&lookup)?;
-                tracer_provider(ProtobufSpanExporter::new(client.clone(), target))
+                let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+                    TelemetryError::Exporter {
+                        signal: "traces",
+                        detail: "telemetry is configured inside a tokio runtime, which sends \
+                                 the exports"
+                            .to_owned(),
+                    }
+                })?;
+                let exporter = ProtobufSpanExporter::new(client.clone(), target, runtime);
+                with_sampler(SdkTracerProvider::builder().with_span_processor(
+                    opentelemetry_sdk::trace::BatchSpanProcessor::builder(exporter).build(),
+                ))
             } else {
                 let mut exporter = opentelemetry_otlp::SpanExporter::builder()
                     .with_http()

@@ -84,11 +84,14 @@ fn with_current(change: impl FnOnce(&opentelemetry::trace::SpanRef<'_>)) {
 
 /// A method's name as a static string when the protocol has it (no copy per request).
 #[cfg(feature = "otel")]
-fn method_value(method: &str) -> opentelemetry::Value {
+fn method_name(method: &str) -> std::borrow::Cow<'static, str> {
     a2a_lambda_core::version::METHODS
         .iter()
         .find(|(name, _, _)| *name == method)
-        .map_or_else(|| method.to_owned().into(), |(name, _, _)| (*name).into())
+        .map_or_else(
+            || std::borrow::Cow::Owned(method.to_owned()),
+            |(name, _, _)| std::borrow::Cow::Borrowed(*name),
+        )
 }
 
 /// Names the current request span after its operation: `method` as the binding names it
@@ -111,8 +114,8 @@ pub(crate) fn record_operation(method: &str, binding: &'static str, version: &st
             "0.3"
         };
         with_current(|span| {
-            let method = method_value(method);
-            span.update_name(method.to_string());
+            let method = method_name(method);
+            span.update_name(method.clone());
             span.set_attributes([
                 KeyValue::new("rpc.method", method),
                 KeyValue::new("rpc.system.name", system),
@@ -141,23 +144,6 @@ pub(crate) fn record_refusal(code: &str) {
     }
 }
 
-/// Records the task and context the current request is about.
-#[inline]
-#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-pub(crate) fn record_task(task_id: &str, context_id: &str) {
-    #[cfg(feature = "otel")]
-    if super::is_on() {
-        use opentelemetry::KeyValue;
-        with_current(|span| {
-            span.set_attributes([
-                KeyValue::new("a2a.task.id", task_id.to_owned()),
-                KeyValue::new("a2a.context.id", context_id.to_owned()),
-                KeyValue::new("gen_ai.conversation.id", context_id.to_owned()),
-            ]);
-        });
-    }
-}
-
 /// Records the HTTP status a request span answered with (a 5xx marks it an error).
 #[cfg(feature = "otel")]
 pub(crate) fn record_status(span: &opentelemetry::trace::SpanRef<'_>, status: StatusCode) {
@@ -175,7 +161,8 @@ pub(crate) fn record_status(span: &opentelemetry::trace::SpanRef<'_>, status: St
 /// The span of an agent's run of one task, a child of the current span (the request that
 /// started it; a non-blocking send's run goes on after that request ended): the context
 /// the run is polled in ([`super::in_span`]), so that the agent's own `tracing` spans and
-/// events, and the calls it makes, are its children.
+/// events, and the calls it makes, are its children. The request's span gets the task and
+/// context ids too (one copy of each, shared by both spans).
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn agent(
     agent_name: &str,
@@ -186,15 +173,24 @@ pub(crate) fn agent(
     #[cfg(feature = "otel")]
     if super::is_on() {
         use opentelemetry::KeyValue;
+        use opentelemetry::StringValue;
         use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
-        let conversation =
-            opentelemetry::StringValue::from(std::sync::Arc::<str>::from(context_id));
+        use std::sync::Arc;
+        let task = StringValue::from(Arc::<str>::from(task_id));
+        let conversation = StringValue::from(Arc::<str>::from(context_id));
+        with_current(|span| {
+            span.set_attributes([
+                KeyValue::new("a2a.task.id", task.clone()),
+                KeyValue::new("a2a.context.id", conversation.clone()),
+                KeyValue::new("gen_ai.conversation.id", conversation.clone()),
+            ]);
+        });
         let mut attributes = Vec::with_capacity(7);
         attributes.extend([
             KeyValue::new("gen_ai.operation.name", "invoke_agent"),
             KeyValue::new("gen_ai.agent.name", agent_name.to_owned()),
             KeyValue::new("gen_ai.conversation.id", conversation.clone()),
-            KeyValue::new("a2a.task.id", task_id.to_owned()),
+            KeyValue::new("a2a.task.id", task),
             KeyValue::new("a2a.context.id", conversation),
         ]);
         if let Some(session) = session_id {

@@ -127,7 +127,6 @@ pub(crate) fn start(
     let (report, started) = oneshot::channel();
     // Boxed: the runner's future is large (the agent's events, the store's writes), and
     // it may move to a task of its own after its first poll.
-    crate::telemetry::record_task(&context.task_id, &context.context_id);
     let span = crate::telemetry::agent(
         &deps.agent_name,
         &context.task_id,

@@ -25,6 +25,7 @@ pub(super) struct ProtobufSpanExporter {
     url: reqwest::Url,
     headers: HeaderMap,
     gzip: bool,
+    export_timeout: std::time::Duration,
     resource: EncodedResource,
     runtime: tokio::runtime::Handle,
 }
@@ -69,6 +70,7 @@ impl ProtobufSpanExporter {
             url: target.url,
             headers,
             gzip: target.gzip,
+            export_timeout: target.export_timeout,
             resource: EncodedResource::default(),
             runtime,
         }
@@ -114,7 +116,14 @@ impl SpanExporter for ProtobufSpanExporter {
                 .body(body)
         });
         drop(batch);
-        let sent = request.map(|request| self.runtime.spawn(send(request)));
+        let limit = self.export_timeout;
+        let sent = request.map(|request| {
+            self.runtime.spawn(async move {
+                tokio::time::timeout(limit, send(request))
+                    .await
+                    .unwrap_or(Err(OTelSdkError::Timeout(limit)))
+            })
+        });
         async move {
             sent?.await.map_err(|error| {
                 OTelSdkError::InternalFailure(format!("the export stopped: {error}"))
@@ -124,5 +133,66 @@ impl SpanExporter for ProtobufSpanExporter {
 
     fn set_resource(&mut self, resource: &Resource) {
         self.resource = EncodedResource::new(resource);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn target(url: &str, export_timeout: Duration) -> TraceTarget {
+        TraceTarget {
+            url: reqwest::Url::parse(url).unwrap(),
+            headers: vec![("x-api-key".to_owned(), "secret".to_owned())],
+            gzip: false,
+            export_timeout,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_export_to_a_collector_that_never_answers_ends_at_its_time_bound() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        // Accepts and reads, never answers.
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                held.push(connection);
+            }
+        });
+        let exporter = ProtobufSpanExporter::new(
+            reqwest::Client::new(),
+            target(&url, Duration::from_millis(100)),
+            tokio::runtime::Handle::current(),
+        );
+        let outcome = exporter.export(Vec::new()).await;
+        assert!(
+            matches!(outcome, Err(OTelSdkError::Timeout(limit)) if limit == Duration::from_millis(100)),
+            "{outcome:?}"
+        );
+        assert!(!format!("{exporter:?}").contains("secret"));
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_an_error_naming_the_status() {
+        let app = axum::Router::new().route(
+            "/v1/traces",
+            axum::routing::post(|| async { axum::http::StatusCode::UNAUTHORIZED }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let exporter = ProtobufSpanExporter::new(
+            reqwest::Client::new(),
+            target(&url, Duration::from_secs(5)),
+            tokio::runtime::Handle::current(),
+        );
+        let outcome = exporter.export(Vec::new()).await;
+        assert!(
+            matches!(&outcome, Err(OTelSdkError::InternalFailure(why)) if why.contains("401")),
+            "{outcome:?}"
+        );
     }
 }

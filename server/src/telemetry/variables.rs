@@ -149,6 +149,9 @@ pub(super) struct TraceTarget {
     pub(super) headers: Vec<(String, String)>,
     /// Whether the body is gzipped.
     pub(super) gzip: bool,
+    /// How long one export may take (`OTEL_BSP_EXPORT_TIMEOUT`), beside the HTTP client's
+    /// own bound (`OTEL_EXPORTER_OTLP_TIMEOUT`).
+    pub(super) export_timeout: std::time::Duration,
 }
 
 /// The header values are credentials (an API key, a bearer token): only their names.
@@ -165,6 +168,7 @@ impl std::fmt::Debug for TraceTarget {
                     .collect::<Vec<_>>(),
             )
             .field("gzip", &self.gzip)
+            .field("export_timeout", &self.export_timeout)
             .finish()
     }
 }
@@ -177,7 +181,9 @@ const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 /// (<https://opentelemetry.io/docs/specs/otel/protocol/exporter/>): the traces' own
 /// endpoint as it is, else the common one with `/v1/traces` appended, else
 /// `http://localhost:4318/v1/traces`; the common headers, then the traces' own (which win);
-/// `gzip` or `none` compression.
+/// `gzip` or `none` compression; one export's time bound, `OTEL_BSP_EXPORT_TIMEOUT`
+/// (milliseconds, default 30 000), as OpenTelemetry's SDK configuration defines it
+/// (<https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor>).
 pub(super) fn trace_target(lookup: Lookup<'_>) -> Result<TraceTarget, TelemetryError> {
     let (variable, url) = match lookup("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
         Some(url) => ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url.trim().to_owned()),
@@ -230,7 +236,23 @@ pub(super) fn trace_target(lookup: Lookup<'_>) -> Result<TraceTarget, TelemetryE
             });
         }
     };
-    Ok(TraceTarget { url, headers, gzip })
+    let export_timeout = match lookup("OTEL_BSP_EXPORT_TIMEOUT") {
+        Some(text) => text
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| TelemetryError::Unsupported {
+                variable: "OTEL_BSP_EXPORT_TIMEOUT",
+                value: text.clone(),
+                why: "a whole number of milliseconds",
+            })?,
+        None => 30_000,
+    };
+    Ok(TraceTarget {
+        url,
+        headers,
+        gzip,
+        export_timeout: std::time::Duration::from_millis(export_timeout),
+    })
 }
 
 /// `name=value` pairs separated by commas, values percent-encoded (the W3C baggage format
@@ -311,6 +333,19 @@ mod tests {
         let target = target_of(&[]).unwrap();
         assert_eq!(target.url.as_str(), "http://localhost:4318/v1/traces");
         assert_eq!((target.headers.len(), target.gzip), (0, false));
+        assert_eq!(target.export_timeout, std::time::Duration::from_secs(30));
+        let target = target_of(&[("OTEL_BSP_EXPORT_TIMEOUT", "1500")]).unwrap();
+        assert_eq!(
+            target.export_timeout,
+            std::time::Duration::from_millis(1500)
+        );
+        assert!(matches!(
+            target_of(&[("OTEL_BSP_EXPORT_TIMEOUT", "2s")]),
+            Err(TelemetryError::Unsupported {
+                variable: "OTEL_BSP_EXPORT_TIMEOUT",
+                ..
+            })
+        ));
         let target = target_of(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")]);
         assert_eq!(
             target.unwrap().url.as_str(),

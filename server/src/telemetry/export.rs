@@ -40,7 +40,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
 use super::exporter::ProtobufSpanExporter;
-use super::variables::{plan, propagator, trace_target, variable};
+use super::variables::{milliseconds, plan, propagator, trace_target, variable};
 
 static ON: AtomicBool = AtomicBool::new(false);
 
@@ -156,19 +156,9 @@ impl std::fmt::Debug for Telemetry {
 /// deadline: a collector that never answers would hold an export (and a Lambda flush)
 /// until the batch's own 30 s timeout.
 fn http_client() -> Result<reqwest::Client, TelemetryError> {
-    let millis = match variable("OTEL_EXPORTER_OTLP_TIMEOUT") {
-        Some(text) => text
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| TelemetryError::Unsupported {
-                variable: "OTEL_EXPORTER_OTLP_TIMEOUT",
-                value: text.clone(),
-                why: "a whole number of milliseconds",
-            })?,
-        None => 10_000,
-    };
+    let timeout = milliseconds(&variable, "OTEL_EXPORTER_OTLP_TIMEOUT", 10_000)?;
     reqwest::Client::builder()
-        .timeout(Duration::from_millis(millis))
+        .timeout(timeout)
         .build()
         .map_err(|error| TelemetryError::Exporter {
             signal: "traces",

@@ -236,23 +236,32 @@ pub(super) fn trace_target(lookup: Lookup<'_>) -> Result<TraceTarget, TelemetryE
             });
         }
     };
-    let export_timeout = match lookup("OTEL_BSP_EXPORT_TIMEOUT") {
-        Some(text) => text
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| TelemetryError::Unsupported {
-                variable: "OTEL_BSP_EXPORT_TIMEOUT",
-                value: text.clone(),
-                why: "a whole number of milliseconds",
-            })?,
-        None => 30_000,
-    };
     Ok(TraceTarget {
         url,
         headers,
         gzip,
-        export_timeout: std::time::Duration::from_millis(export_timeout),
+        export_timeout: milliseconds(lookup, "OTEL_BSP_EXPORT_TIMEOUT", 30_000)?,
     })
+}
+
+/// The duration a variable gives in milliseconds, `default` when it is unset.
+pub(super) fn milliseconds(
+    lookup: Lookup<'_>,
+    variable: &'static str,
+    default: u64,
+) -> Result<std::time::Duration, TelemetryError> {
+    let millis = match lookup(variable) {
+        Some(text) => text
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| TelemetryError::Unsupported {
+                variable,
+                value: text.clone(),
+                why: "a whole number of milliseconds",
+            })?,
+        None => default,
+    };
+    Ok(std::time::Duration::from_millis(millis))
 }
 
 /// `name=value` pairs separated by commas, values percent-encoded (the W3C baggage format

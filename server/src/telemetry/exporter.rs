@@ -152,6 +152,46 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_gzipped_export_carries_its_headers_and_reads_back_as_otlp() {
+        use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+        use prost::Message as _;
+        use std::io::Read as _;
+        let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();
+        let app = axum::Router::new().route(
+            "/v1/traces",
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
+                    let _ = heard.send((headers, body));
+                    axum::http::StatusCode::OK
+                },
+            ),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut gzipped = target(&url, Duration::from_secs(5));
+        gzipped.gzip = true;
+        let mut exporter = ProtobufSpanExporter::new(
+            reqwest::Client::new(),
+            gzipped,
+            tokio::runtime::Handle::current(),
+        );
+        exporter.set_resource(&Resource::builder_empty().with_service_name("agent").build());
+        exporter.export(Vec::new()).await.unwrap();
+        let (headers, body) = hearing.recv().await.unwrap();
+        assert_eq!(headers["content-type"], "application/x-protobuf");
+        assert_eq!(headers["content-encoding"], "gzip");
+        assert_eq!(headers["x-api-key"], "secret");
+        let mut plain = Vec::new();
+        flate2::read::GzDecoder::new(body.as_ref())
+            .read_to_end(&mut plain)
+            .unwrap();
+        let request = ExportTraceServiceRequest::decode(plain.as_slice()).unwrap();
+        let resource = request.resource_spans[0].resource.as_ref().unwrap();
+        assert_eq!(resource.attributes[0].key, "service.name");
+    }
+
+    #[tokio::test]
     async fn an_export_to_a_collector_that_never_answers_ends_at_its_time_bound() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());

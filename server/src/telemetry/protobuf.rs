@@ -4,8 +4,9 @@
 //!
 //! `opentelemetry-otlp` converts each span into owned prost messages (every attribute's
 //! key formatted into a new `String`, every value copied) and prost then measures each
-//! nested message again at every level it is nested in: measured with `scripts/load.py`,
-//! that was more CPU per exported span than the whole request it describes. Here each
+//! nested message again at every level it is nested in: measured with `scripts/load.py`
+//! and callgrind, that costs more CPU per exported span than the whole request it
+//! describes. Here each
 //! message's length is computed once, arithmetically, and the bytes are written once, into
 //! a buffer of the exact size. The protobuf primitives are prost's.
 //!
